@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Unpack the riscv64 guest root: busybox, bash and the unmodified Debian
+# linux-perf with the libraries it needs, from $GUEST_SUITE. Called by
+# setup.sh; the result is $GUEST/$GUEST_SUITE.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+index=$(ls "$ROOT"/var/lib/apt/lists/*_dists_"${GUEST_SUITE}"_main_binary-riscv64_Packages 2>/dev/null) ||
+	die "no riscv64 index for $GUEST_SUITE in $ROOT (GUEST_SUITE=trixie or forky)"
+pkgs=$(python3 "$TOP/scripts/guest-deps.py" "$index" linux-perf bash busybox-static)
+say "guest: $(echo "$pkgs" | wc -l) riscv64 packages from $GUEST_SUITE"
+
+dl=$DEBS/guest-$GUEST_SUITE
+mkdir -p "$dl" "$ROOT/tmp/gdl"
+chmod 1777 "$ROOT/tmp/gdl"
+want=()
+for p in $pkgs; do
+	ls "$dl/${p%:*}_"*.deb >/dev/null 2>&1 || want+=("$p/$GUEST_SUITE")
+done
+if [ ${#want[@]} -gt 0 ]; then
+	mountpoint -q "$ROOT/proc" || mount -t proc proc "$ROOT/proc"
+	chroot "$ROOT" sh -c "cd /tmp/gdl && apt-get download -qq ${want[*]}" ||
+		{ umount "$ROOT/proc"; die "downloading guest packages failed"; }
+	umount "$ROOT/proc"
+	mv "$ROOT"/tmp/gdl/*.deb "$dl/"
+fi
+
+out=$GUEST/$GUEST_SUITE
+rm -rf "$out.tmp"
+mkdir -p "$out.tmp"
+for p in $pkgs; do
+	dpkg-deb -x "$(ls "$dl/${p%:*}_"*.deb | tail -1)" "$out.tmp"
+done
+cd "$out.tmp"
+# dpkg -x only fills /usr: the merged-/usr links are made by base-files'
+# maintainer scripts, which do not run here.
+for d in bin sbin lib; do
+	[ -e $d ] || ln -s usr/$d $d
+done
+# Trim what a test guest never reads: it halves the initramfs.
+rm -rf usr/share/doc usr/share/man usr/share/info usr/share/locale \
+	usr/share/lintian usr/share/bash-completion usr/lib/python3* \
+	usr/share/perl* usr/lib/riscv64-linux-gnu/perl* usr/share/zoneinfo
+[ -x usr/bin/perf ] || die "no usr/bin/perf in linux-perf"
+cd - >/dev/null
+rm -rf "$out"
+mv "$out.tmp" "$out"
+say "guest root: $out ($(du -sh "$out" | cut -f1))"

@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0
+# Common settings for the build, boot and test scripts. Sourced, not run.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CTR_CACHE=${CTR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/riscv-ctr}
+ROOT=$CTR_CACHE/trixie-root		# debootstrap'ed trixie: QEMU and apt
+DEBS=$CTR_CACHE/debs			# downloaded .deb files
+KSRC_DEFAULT=$CTR_CACHE/linux-7.3	# extracted linux-source-7.3 (git)
+KSRC=${KSRC:-$KSRC_DEFAULT}
+KBUILD=$CTR_CACHE/build			# per-config kernel build dirs
+GUEST=$CTR_CACHE/guest			# riscv64 guest root (unpacked .debs)
+GUEST_SUITE=${GUEST_SUITE:-trixie}	# where linux-perf:riscv64 comes from
+OPENSBI_FW=$CTR_CACHE/opensbi/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin
+CROSS=riscv64-linux-gnu-
+JOBS=${JOBS:-$(($(nproc) + 1))}
+DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+
+export CCACHE_DIR=${CCACHE_DIR:-$CTR_CACHE/ccache}
+
+say() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Run a program of the trixie root from outside it, through its own loader.
+root_exec() {
+	local bin=$1; shift
+	"$ROOT/lib64/ld-linux-x86-64.so.2" \
+		--library-path "$ROOT/lib/x86_64-linux-gnu:$ROOT/usr/lib/x86_64-linux-gnu" \
+		"$ROOT$bin" "$@"
+}
+
+qemu() {
+	root_exec /usr/bin/qemu-system-riscv64 -L "$ROOT/usr/share/qemu" "$@"
+}
+
+# Stage timing for make check / make demo.
+stage_start() { STAGE_NAME=$1; STAGE_T0=$(date +%s); say "$1"; }
+stage_end() { say "$STAGE_NAME: $(($(date +%s) - STAGE_T0)) s"; }

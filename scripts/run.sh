@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh [options]: boot the CTR kernel in QEMU with the guest initramfs.
+#   --cpu OPTS      QEMU -cpu value (default: max)
+#   --config NAME   kernel config, ctr or debug (default: ctr)
+#   --smp N         harts (default: 4)
+#   --icount        exact instruction counting (-icount shift=0)
+#   --run NAME      run /ctr/NAME in the guest and power off (scripted mode)
+#   --append ARGS   more kernel command line
+#   --timeout S     wall-clock limit of a scripted run (default: 600)
+#   --log FILE      also write the console to FILE
+# Without --run it is an interactive shell on the console.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+cpu=max config=ctr smp=4 run= append= tmo=600 log=/dev/null icount=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--cpu) cpu=$2; shift ;;
+	--config) config=$2; shift ;;
+	--smp) smp=$2; shift ;;
+	--icount) icount=(-icount shift=0) ;;
+	--run) run=$2; shift ;;
+	--append) append="$append $2"; shift ;;
+	--timeout) tmo=$2; shift ;;
+	--log) log=$2; shift ;;
+	*) die "run.sh: unknown option $1" ;;
+	esac
+	shift
+done
+
+image=$KBUILD/$config/arch/riscv/boot/Image
+initrd=$CTR_CACHE/initramfs-$GUEST_SUITE.cpio.gz
+[ -f "$image" ] || die "no kernel image $image: run make kernel"
+"$TOP/scripts/mkinitramfs.sh" "$initrd"
+
+mem=1G
+[ "$config" = debug ] && mem=2G
+args=(-M virt -smp "$smp" -m "$mem" -cpu "$cpu" -nographic -no-reboot
+	-bios "$OPENSBI_FW" -kernel "$image" -initrd "$initrd" "${icount[@]}")
+cmdline="console=ttyS0 panic=-1 $append"
+
+if [ -z "$run" ]; then
+	exec 3>&1
+	qemu "${args[@]}" -append "$cmdline"
+	exit
+fi
+# A scripted run never waits for input and never outlives its timeout.
+rc=0
+timeout --foreground -k 10 "$tmo" \
+	"$ROOT/lib64/ld-linux-x86-64.so.2" \
+	--library-path "$ROOT/lib/x86_64-linux-gnu:$ROOT/usr/lib/x86_64-linux-gnu" \
+	"$ROOT/usr/bin/qemu-system-riscv64" -L "$ROOT/usr/share/qemu" \
+	"${args[@]}" -append "$cmdline ctr.run=$run" </dev/null |
+	tr -d '\r' | tee "$log" || rc=$?
+[ "${PIPESTATUS[0]}" = 124 ] && { echo "run.sh: timed out after $tmo s" | tee -a "$log"; exit 124; }
+exit $rc

@@ -1,0 +1,207 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install and fetch everything the build, boot and test loop needs.
+# Idempotent: every step leaves a stamp in $CTR_CACHE and is skipped when
+# its stamp is there. Needs root (apt, debootstrap, chroot) on Debian
+# bookworm or newer.
+#
+# Usage: setup.sh [host|root|qemu|opensbi|ksrc|guest|all]...
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+HOST_PKGS="gcc-riscv64-linux-gnu libc6-dev-riscv64-cross binutils-riscv64-linux-gnu
+	make gcc flex bison bc libelf-dev libdw-dev libssl-dev cpio ccache
+	debootstrap sparse xz-utils zstd rsync python3 git kmod perl"
+
+stamp() { [ -e "$CTR_CACHE/.stamp-$1" ]; }
+mark() { date > "$CTR_CACHE/.stamp-$1"; }
+
+[ "$(id -u)" = 0 ] || die "setup needs root (apt-get, debootstrap, chroot)"
+mkdir -p "$CTR_CACHE" "$DEBS"
+
+setup_host() {
+	local missing=() p
+	for p in $HOST_PKGS; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} = 0 ] && return
+	say "installing host packages: ${missing[*]}"
+	apt-get update -qq || say "apt-get update reported errors; trying anyway"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >/dev/null ||
+		die "apt-get install ${missing[*]} failed"
+}
+
+# Run apt inside the trixie root, with /proc mounted while it runs.
+in_root() {
+	mountpoint -q "$ROOT/proc" || mount -t proc proc "$ROOT/proc"
+	local rc=0
+	chroot "$ROOT" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		DEBIAN_FRONTEND=noninteractive "$@" || rc=$?
+	umount "$ROOT/proc" 2>/dev/null || true
+	return $rc
+}
+
+setup_root() {
+	stamp root && return
+	if [ ! -e "$ROOT/.debootstrap-done" ]; then
+		say "debootstrap: minimal trixie root in $ROOT (about 30 s)"
+		rm -rf "$ROOT.tmp"
+		debootstrap --variant=minbase trixie "$ROOT.tmp" "$DEBIAN_MIRROR" \
+			>"$CTR_CACHE/debootstrap.log" 2>&1 ||
+			die "debootstrap failed, see $CTR_CACHE/debootstrap.log"
+		rm -rf "$ROOT"
+		mv "$ROOT.tmp" "$ROOT"
+		touch "$ROOT/.debootstrap-done"
+	fi
+	cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+	rm -f "$ROOT/etc/apt/sources.list"
+	# riscv64 is only listed where its index downloads cleanly: the
+	# trixie-backports riscv64 index fails with "File has unexpected size".
+	cat >"$ROOT/etc/apt/sources.list.d/ctr.sources" <<-SRC
+	Types: deb
+	URIs: $DEBIAN_MIRROR
+	Suites: trixie
+	Components: main
+	Architectures: amd64 riscv64
+	Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+	Check-Valid-Until: no
+
+	Types: deb
+	URIs: $DEBIAN_MIRROR
+	Suites: trixie-backports
+	Components: main
+	Architectures: amd64
+	Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+	Check-Valid-Until: no
+
+	Types: deb
+	URIs: $DEBIAN_MIRROR
+	Suites: forky
+	Components: main
+	Architectures: amd64 riscv64
+	Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+	Check-Valid-Until: no
+	SRC
+	# The mirror may serve a snapshot whose Release files have expired.
+	# forky is only a source of single packages, never an upgrade path.
+	cat >"$ROOT/etc/apt/preferences.d/ctr" <<-PIN
+	Package: *
+	Pin: release n=forky
+	Pin-Priority: 100
+	PIN
+	in_root dpkg --add-architecture riscv64
+	say "apt-get update in the trixie root"
+	in_root apt-get update -qq || die "apt-get update in $ROOT failed"
+	mark root
+}
+
+setup_qemu() {
+	stamp qemu && return
+	say "installing qemu-system-riscv from trixie-backports into $ROOT"
+	in_root apt-get install -y -qq --no-install-recommends \
+		-t trixie-backports qemu-system-riscv >/dev/null ||
+		die "could not install qemu-system-riscv from trixie-backports"
+	local v
+	v=$(root_exec /usr/bin/qemu-system-riscv64 --version | head -1)
+	# QEMU 10.0 (plain trixie) never delivers counter-overflow interrupts.
+	case "$v" in
+	*" version 11."[1-9]* | *" version 1[2-9]."*) say "$v" ;;
+	*) die "need QEMU >= 11.1 (trixie-backports), got: $v" ;;
+	esac
+	mark qemu
+}
+
+# Download a package with apt inside the root; print the .deb path.
+download() {
+	local spec=$1
+	mkdir -p "$ROOT/tmp/dl"
+	chmod 1777 "$ROOT/tmp/dl"
+	(cd "$ROOT/tmp/dl" && rm -f ./*.deb)
+	in_root sh -c "cd /tmp/dl && apt-get download -qq '$spec'" >&2 ||
+		die "apt-get download $spec failed"
+	local f
+	f=$(ls "$ROOT"/tmp/dl/*.deb)
+	mv "$f" "$DEBS/"
+	echo "$DEBS/$(basename "$f")"
+}
+
+setup_opensbi() {
+	stamp opensbi && return
+	say "fetching OpenSBI >= 1.9 firmware (opensbi from forky)"
+	local deb v
+	deb=$(download opensbi/forky)
+	v=$(dpkg-deb -f "$deb" Version)
+	dpkg --compare-versions "$v" ge 1.9 ||
+		die "opensbi $v is too old: need >= 1.9 (1.6 leaves CTR locked)"
+	rm -rf "$CTR_CACHE/opensbi"
+	dpkg-deb -x "$deb" "$CTR_CACHE/opensbi"
+	[ -f "$OPENSBI_FW" ] || die "no fw_dynamic.bin in $deb"
+	say "opensbi $v"
+	mark opensbi
+}
+
+setup_ksrc() {
+	if [ "$KSRC" != "$KSRC_DEFAULT" ]; then
+		[ -f "$KSRC/Makefile" ] || die "KSRC=$KSRC is not a kernel tree"
+		grep -q '^VERSION = 7' "$KSRC/Makefile" &&
+			grep -q '^PATCHLEVEL = 3' "$KSRC/Makefile" ||
+			die "KSRC=$KSRC is not Linux 7.3"
+		return
+	fi
+	stamp ksrc && return
+	say "fetching linux-source-7.3 from trixie-backports (167 MB)"
+	local deb tarball
+	deb=$(download linux-source-7.3/trixie-backports)
+	rm -rf "$CTR_CACHE/linux-source.x"
+	dpkg-deb -x "$deb" "$CTR_CACHE/linux-source.x"
+	tarball=$(ls "$CTR_CACHE"/linux-source.x/usr/src/linux-source-7.3*.tar.*)
+	say "extracting $(basename "$tarball")"
+	rm -rf "$KSRC.tmp"
+	mkdir -p "$KSRC.tmp"
+	tar -xf "$tarball" -C "$KSRC.tmp" --strip-components=1
+	rm -rf "$CTR_CACHE/linux-source.x"
+	# A git repository, so that the series can be applied with git am
+	# and only the files it changes are rewritten between builds.
+	(cd "$KSRC.tmp" && git init -q -b pristine &&
+		git -c user.name=setup -c user.email=setup@localhost \
+			add -f -A . >/dev/null &&
+		git -c user.name=setup -c user.email=setup@localhost \
+			commit -q -m "linux-source-7.3 $(dpkg-deb -f "$deb" Version)" &&
+		git tag v7.3-pristine)
+	rm -rf "$KSRC"
+	mv "$KSRC.tmp" "$KSRC"
+	mark ksrc
+}
+
+setup_guest() {
+	stamp "guest-$GUEST_SUITE" && return
+	"$TOP/scripts/guest-root.sh"
+	mark "guest-$GUEST_SUITE"
+}
+
+setup_libperf() {
+	local arch out
+	for arch in x86_64 riscv64; do
+		out=$CTR_CACHE/libperf/$arch
+		[ -f "$out/lib/libperf.a" ] && continue
+		say "building libperf ($arch) from $KSRC/tools/lib/perf"
+		local cross=()
+		[ $arch = riscv64 ] && cross=(ARCH=riscv CROSS_COMPILE=$CROSS)
+		rm -rf "$out.build"
+		mkdir -p "$out.build"
+		make -s -C "$KSRC/tools/lib/perf" "${cross[@]}" \
+			OUTPUT="$out.build/" DESTDIR="$out" prefix= \
+			install_lib install_headers >/dev/null ||
+			die "libperf build ($arch) failed"
+		rm -rf "$out.build"
+	done
+}
+
+steps=${*:-all}
+[ "$steps" = all ] && steps="host root qemu opensbi ksrc guest libperf"
+for s in $steps; do
+	"setup_$s"
+done

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # kernel.sh [CONFIG] [MAKE ARGS...]: build Linux 7.3 with this repository's
-# series applied, for CONFIG = ctr (default) or debug. The image ends up in
-# $KBUILD/CONFIG/arch/riscv/boot/Image.
+# series applied, for CONFIG = ctr (default), debug, or lint (the ctr
+# config in a build tree of its own for W=1 and sparse runs). The image
+# ends up in $KBUILD/CONFIG/arch/riscv/boot/Image.
 #
 # The series is committed in a staging work tree, and the build tree is
 # then checked out at that commit: git rewrites only the files that
@@ -15,6 +16,7 @@ cfg=${1:-ctr}
 shift || true
 case $cfg in
 ctr) frags="ctr.config" ;;
+lint) frags="ctr.config" ;;	# W=1/sparse builds, kept apart from ctr
 debug) frags="ctr.config debug.config" ;;
 *) die "unknown kernel config '$cfg' (ctr or debug)" ;;
 esac

@@ -11,6 +11,7 @@ KBUILD=$CTR_CACHE/build			# per-config kernel build dirs
 GUEST=$CTR_CACHE/guest			# riscv64 guest root (unpacked .debs)
 GUEST_SUITE=${GUEST_SUITE:-trixie}	# where linux-perf:riscv64 comes from
 OPENSBI_FW=$CTR_CACHE/opensbi/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin
+SPARSE=$CTR_CACHE/sparse/sparse	# wrapper: runs forky's sparse
 CROSS=riscv64-linux-gnu-
 JOBS=${JOBS:-$(($(nproc) + 1))}
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}

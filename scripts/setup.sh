@@ -12,7 +12,7 @@ set -euo pipefail
 
 HOST_PKGS="gcc-riscv64-linux-gnu libc6-dev-riscv64-cross binutils-riscv64-linux-gnu
 	make gcc flex bison bc libelf-dev libdw-dev libssl-dev cpio ccache
-	debootstrap sparse xz-utils zstd rsync python3 git kmod perl"
+	debootstrap xz-utils zstd rsync python3 git kmod perl"
 
 stamp() { [ -e "$CTR_CACHE/.stamp-$1" ]; }
 mark() { date > "$CTR_CACHE/.stamp-$1"; }
@@ -176,6 +176,25 @@ setup_ksrc() {
 	mark ksrc
 }
 
+# Linux 7.3 needs a sparse that knows __typeof_unqual__ (0.6.5): bookworm
+# and trixie have 0.6.4. forky's runs through the trixie root's loader.
+setup_sparse() {
+	[ -x "$SPARSE" ] && return
+	say "fetching sparse >= 0.6.5 (forky)"
+	local deb
+	deb=$(download sparse/forky)
+	rm -rf "$CTR_CACHE/sparse"
+	dpkg-deb -x "$deb" "$CTR_CACHE/sparse"
+	cat >"$SPARSE.tmp" <<-WRAP
+	#!/bin/sh
+	exec "$ROOT/lib64/ld-linux-x86-64.so.2" \\
+		--library-path "$ROOT/lib/x86_64-linux-gnu:$ROOT/usr/lib/x86_64-linux-gnu" \\
+		"$CTR_CACHE/sparse/usr/bin/sparse" "\$@"
+	WRAP
+	chmod +x "$SPARSE.tmp"
+	mv "$SPARSE.tmp" "$SPARSE"
+}
+
 setup_guest() {
 	stamp "guest-$GUEST_SUITE" && return
 	"$TOP/scripts/guest-root.sh"
@@ -201,7 +220,7 @@ setup_libperf() {
 }
 
 steps=${*:-all}
-[ "$steps" = all ] && steps="host root qemu opensbi ksrc guest libperf"
+[ "$steps" = all ] && steps="host root qemu opensbi sparse ksrc guest libperf"
 for s in $steps; do
 	"setup_$s"
 done

@@ -54,10 +54,10 @@ static bool ctr_csrs_accessible(void)
 	unsigned long val = 0;
 	int err = 0;
 
-	asm volatile("1:	csrr	%0, " __stringify(CSR_SCTRDEPTH) "\n"
+	asm volatile("1:	csrr	%[val], " __stringify(CSR_SCTRDEPTH) "\n"
 		     "2:\n"
-		     _ASM_EXTABLE_UACCESS_ERR(1b, 2b, %1)
-		     : "+r" (val), "+r" (err));
+		     _ASM_EXTABLE_UACCESS_ERR(1b, 2b, %[err])
+		     : [val] "+r" (val), [err] "+r" (err));
 
 	return !err;
 }
@@ -71,7 +71,7 @@ static bool ctr_csrs_accessible(void)
  */
 void riscv_ctr_probe(void)
 {
-	if (!riscv_isa_extension_available(NULL, SxCTR))
+	if (!riscv_isa_extension_available(NULL, SSCTR))
 		return;
 
 	preempt_disable();

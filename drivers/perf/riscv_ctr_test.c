@@ -52,12 +52,12 @@ static void ctr_test_exit(struct kunit *test)
 static void ctr_test_depth(struct kunit *test)
 {
 	unsigned int n = riscv_ctr_num_branches();
+	unsigned long depth = FIELD_GET(SCTRDEPTH_DEPTH, csr_read(CSR_SCTRDEPTH));
 
 	KUNIT_EXPECT_TRUE(test, is_power_of_2(n));
 	KUNIT_EXPECT_GE(test, n, CTR_DEPTH_ENTRIES(0));
 	KUNIT_EXPECT_LE(test, n, CTR_MAX_ENTRIES);
-	KUNIT_EXPECT_EQ(test, CTR_DEPTH_ENTRIES(FIELD_GET(SCTRDEPTH_DEPTH,
-					csr_read(CSR_SCTRDEPTH))), n);
+	KUNIT_EXPECT_EQ(test, CTR_DEPTH_ENTRIES(depth), n);
 }
 
 /* Reset leaves recording off, the buffer unfrozen and every entry empty. */

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# RISC-V Control Transfer Records for Linux perf: build, boot and test.
+# make demo and make check install what they need (see scripts/setup.sh);
+# downloads and builds are cached in $(CTR_CACHE), by default
+# ~/.cache/riscv-ctr. KSRC=/path/to/linux-7.3 uses an existing tree.
+
+S := scripts
+
+.PHONY: help setup kernel kernel-debug guest run demo check patches lint clean
+
+help:
+	@echo "make demo     boot QEMU with CTR and show perf record -b / perf report -b"
+	@echo "make check    run every test; ends with 'N passed, N failed, N skipped'"
+	@echo "make run      interactive shell in the guest (RUN_ARGS='--cpu ...')"
+	@echo "make patches  write the kernel series to out/patches (git format-patch)"
+	@echo "make kernel   build the kernel (kernel-debug: KASAN, lockdep)"
+	@echo "make setup    install and fetch everything (done by the targets above)"
+
+setup:
+	$(S)/setup.sh
+
+kernel: setup
+	$(S)/kernel.sh ctr
+
+kernel-debug: setup
+	$(S)/kernel.sh debug
+
+guest: kernel
+	$(S)/guest-bins.sh
+
+run: guest
+	$(S)/run.sh $(RUN_ARGS)
+
+demo: guest
+	$(S)/run.sh --run demo --timeout 300 $(RUN_ARGS)
+
+check:
+	$(S)/check.sh
+
+patches: setup
+	$(S)/lint.sh patches
+
+lint: setup
+	$(S)/lint.sh checkpatch
+	$(S)/lint.sh apply
+	$(S)/lint.sh build-warnings
+
+clean:
+	rm -rf out

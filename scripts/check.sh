@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: every test of the project, ending in "N passed, N failed,
+# N skipped" and a non-zero exit on any failure.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+OUT=${OUT:-$TOP/out/check}
+rm -rf "$OUT"
+mkdir -p "$OUT"
+pass=0 fail=0 skipped=0 t_all=$(date +%s)
+
+record() {	# VERDICT NAME
+	case $1 in
+	PASS) pass=$((pass + 1)) ;;
+	FAIL) fail=$((fail + 1)) ;;
+	SKIP) skipped=$((skipped + 1)) ;;
+	esac
+	echo "$1 $2"
+}
+
+# A stage's command must succeed; its output goes to out/check/NAME.log.
+run_step() {	# NAME COMMAND...
+	local name=$1; shift
+	if "$@" >"$OUT/$name.log" 2>&1; then
+		record PASS "$name"
+	else
+		record FAIL "$name (see out/check/$name.log)"
+		tail -20 "$OUT/$name.log" | sed 's/^/#   /'
+		return 1
+	fi
+}
+
+guest() {	# NAME RUN.SH-ARGS...
+	local name=$1; shift
+	"$TOP/scripts/run.sh" --log "$OUT/$name.log" "$@" >/dev/null 2>&1
+	while read -r v rest; do
+		case $v in
+		PASS | FAIL | SKIP) record "$v" "$rest" ;;
+		*) echo "$v $rest" ;;
+		esac
+	done < <(python3 "$TOP/scripts/results.py" "$name" "$OUT/$name.log")
+}
+
+stage_start "setup"
+"$TOP/scripts/setup.sh" >"$OUT/setup.log" 2>&1 ||
+	{ cat "$OUT/setup.log"; die "setup failed"; }
+stage_end
+
+stage_start "static checks of the series"
+run_step checkpatch "$TOP/scripts/lint.sh" checkpatch
+run_step patches-apply "$TOP/scripts/lint.sh" apply
+stage_end
+
+stage_start "kernel build"
+kernel_ok=1
+run_step kernel-build "$TOP/scripts/kernel.sh" ctr || kernel_ok=0
+run_step kernel-W1-sparse "$TOP/scripts/lint.sh" build-warnings
+run_step guest-binaries "$TOP/scripts/guest-bins.sh" || kernel_ok=0
+stage_end
+
+if [ $kernel_ok = 1 ]; then
+	stage_start "guest: -cpu max (CTR, AIA)"
+	guest max --cpu max --run check --append "ctr.isa=yes ctr.depth=256"
+	stage_end
+
+	stage_start "guest: -cpu max,smctr=false,ssctr=false (no CTR)"
+	guest noctr --cpu max,smctr=false,ssctr=false --run check \
+		--append "ctr.isa=no"
+	stage_end
+else
+	record FAIL "guest tests (no kernel to boot)"
+fi
+
+say "make check: $(($(date +%s) - t_all)) s"
+echo "$pass passed, $fail failed, $skipped skipped"
+[ $fail = 0 ]

@@ -143,37 +143,50 @@ setup_opensbi() {
 	mark opensbi
 }
 
+# The kernel source becomes a git repository with the pristine tree tagged
+# v7.3-pristine, so that the series can be committed on top of it and only
+# the files it changes are rewritten between builds. It comes from
+# linux-source-7.3 or, with KSRC=/path, from an existing unmodified tree.
 setup_ksrc() {
+	local from=linux-source-7.3
 	if [ "$KSRC" != "$KSRC_DEFAULT" ]; then
 		[ -f "$KSRC/Makefile" ] || die "KSRC=$KSRC is not a kernel tree"
-		grep -q '^VERSION = 7' "$KSRC/Makefile" &&
-			grep -q '^PATCHLEVEL = 3' "$KSRC/Makefile" ||
+		grep -q '^VERSION = 7$' "$KSRC/Makefile" &&
+			grep -q '^PATCHLEVEL = 3$' "$KSRC/Makefile" ||
 			die "KSRC=$KSRC is not Linux 7.3"
-		return
+		from=$(realpath "$KSRC")
 	fi
-	stamp ksrc && return
-	say "fetching linux-source-7.3 from trixie-backports (167 MB)"
-	local deb tarball
-	deb=$(download linux-source-7.3/trixie-backports)
-	rm -rf "$CTR_CACHE/linux-source.x"
-	dpkg-deb -x "$deb" "$CTR_CACHE/linux-source.x"
-	tarball=$(ls "$CTR_CACHE"/linux-source.x/usr/src/linux-source-7.3*.tar.*)
-	say "extracting $(basename "$tarball")"
-	rm -rf "$KSRC.tmp"
-	mkdir -p "$KSRC.tmp"
-	tar -xf "$tarball" -C "$KSRC.tmp" --strip-components=1
-	rm -rf "$CTR_CACHE/linux-source.x"
-	# A git repository, so that the series can be applied with git am
-	# and only the files it changes are rewritten between builds.
-	(cd "$KSRC.tmp" && git init -q -b pristine &&
+	[ "$(cat "$CTR_CACHE/.stamp-ksrc" 2>/dev/null)" = "$from" ] && return
+
+	rm -rf "$KSRC_DEFAULT.tmp"
+	mkdir -p "$KSRC_DEFAULT.tmp"
+	if [ "$from" = linux-source-7.3 ]; then
+		say "fetching linux-source-7.3 from trixie-backports (167 MB)"
+		local deb tarball
+		deb=$(download linux-source-7.3/trixie-backports)
+		rm -rf "$CTR_CACHE/linux-source.x"
+		dpkg-deb -x "$deb" "$CTR_CACHE/linux-source.x"
+		tarball=$(ls "$CTR_CACHE"/linux-source.x/usr/src/linux-source-7.3*.tar.*)
+		say "extracting $(basename "$tarball")"
+		tar -xf "$tarball" -C "$KSRC_DEFAULT.tmp" --strip-components=1
+		rm -rf "$CTR_CACHE/linux-source.x"
+		from_desc="$(basename "$deb")"
+	else
+		say "importing the kernel tree $from"
+		rsync -a --exclude=/.git "$from/" "$KSRC_DEFAULT.tmp/"
+		from_desc=$from
+	fi
+	# Debian's tree ignores everything at its top level: add by force.
+	(cd "$KSRC_DEFAULT.tmp" && git init -q -b pristine &&
+		git add -f -A . >/dev/null &&
 		git -c user.name=setup -c user.email=setup@localhost \
-			add -f -A . >/dev/null &&
-		git -c user.name=setup -c user.email=setup@localhost \
-			commit -q -m "linux-source-7.3 $(dpkg-deb -f "$deb" Version)" &&
+			commit -q -m "Linux 7.3 from $from_desc" &&
 		git tag v7.3-pristine)
-	rm -rf "$KSRC"
-	mv "$KSRC.tmp" "$KSRC"
-	mark ksrc
+	# The work trees of the old repository go with it.
+	rm -rf "$KSRC_DEFAULT" "$CTR_CACHE"/linux-stage "$CTR_CACHE"/linux-build \
+		"$CTR_CACHE"/linux-am "$KBUILD"
+	mv "$KSRC_DEFAULT.tmp" "$KSRC_DEFAULT"
+	echo "$from" >"$CTR_CACHE/.stamp-ksrc"
 }
 
 # Linux 7.3 needs a sparse that knows __typeof_unqual__ (0.6.5): bookworm
@@ -205,7 +218,7 @@ setup_libperf() {
 	local arch out
 	for arch in x86_64 riscv64; do
 		out=$CTR_CACHE/libperf/$arch
-		[ -f "$out/lib/libperf.a" ] && continue
+		ls "$out"/lib*/libperf.a >/dev/null 2>&1 && continue
 		say "building libperf ($arch) from $KSRC/tools/lib/perf"
 		local cross=()
 		[ $arch = riscv64 ] && cross=(ARCH=riscv CROSS_COMPILE=$CROSS)

@@ -5,6 +5,7 @@
 # N skipped" and a non-zero exit on any failure.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+cd "$TOP"
 
 OUT=${OUT:-$TOP/out/check}
 rm -rf "$OUT"
@@ -34,7 +35,7 @@ run_step() {	# NAME COMMAND...
 
 guest() {	# NAME RUN.SH-ARGS...
 	local name=$1; shift
-	"$TOP/scripts/run.sh" --log "$OUT/$name.log" "$@" >/dev/null 2>&1
+	"$TOP/scripts/run.sh" --timeout 300 --log "$OUT/$name.log" "$@" >/dev/null 2>&1
 	while read -r v rest; do
 		case $v in
 		PASS | FAIL | SKIP) record "$v" "$rest" ;;
@@ -46,6 +47,18 @@ guest() {	# NAME RUN.SH-ARGS...
 stage_start "setup"
 "$TOP/scripts/setup.sh" >"$OUT/setup.log" 2>&1 ||
 	{ cat "$OUT/setup.log"; die "setup failed"; }
+stage_end
+
+stage_start "host unit tests"
+python3 -m unittest -v tests/host/test_*.py >"$OUT/host.log" 2>&1
+while read -r t v; do
+	case $v in
+	ok) record PASS "host: $t" ;;
+	skipped*) record SKIP "host: $t ($v)" ;;
+	*) record FAIL "host: $t ($v)" ;;
+	esac
+done < <(sed -n 's/^\(test[a-z_0-9]*\) (.*) \.\.\. \(.*\)$/\1 \2/p' "$OUT/host.log")
+grep -q '^OK' "$OUT/host.log" || record FAIL "host unit tests (see out/check/host.log)"
 stage_end
 
 stage_start "static checks of the series"

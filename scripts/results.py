@@ -13,7 +13,7 @@ import re
 import sys
 
 KLINE = re.compile(r"^\[\s*\d+\.\d+\] ?(.*)$")
-RESULT = re.compile(r"^(not )?ok \d+ (?:- )?(.*?)(?:\s+#\s*(SKIP|skip)\b\s*(.*))?$")
+RESULT = re.compile(r"^(not )?ok (\d+) (?:- )?(.*?)(?:\s+#\s*(SKIP|skip)\b\s*(.*))?$")
 PLAN = re.compile(r"^1\.\.(\d+)$")
 BAD = re.compile(r"(WARNING:|BUG:|Oops|Unable to handle kernel|Kernel panic|"
                  r"KASAN:|UBSAN:|INFO: possible|INFO: task .* blocked|"
@@ -61,6 +61,10 @@ def main():
             continue
         r = RESULT.match(line)
         if r:
+            # Numbering restarts: a new stream began before this one ended.
+            if r.group(2) == "1" and seen and plan is not None:
+                close(plan)
+                plan, seen = None, 0
             seen += 1
             out.append(verdict(r, None))
             if seen == plan:
@@ -78,7 +82,7 @@ def main():
 
 
 def verdict(r, kind):
-    failed, test, skip, why = r.group(1), r.group(2), r.group(3), r.group(4)
+    failed, test, skip, why = r.group(1), r.group(3), r.group(4), r.group(5)
     test = f"{kind}: {test}" if kind else test
     if skip:
         return ("SKIP", f"{test} ({why.strip() or 'no reason given'})")

@@ -7,13 +7,25 @@
  * (0 is the youngest) through the indirect CSR window: siselect
  * 0x200 + N, then sireg, sireg2 and sireg3. The window is shared with
  * the AIA interrupt files, so it is only used with interrupts disabled.
+ *
+ * While a CPU has branch stack events, sctrctl records the union of what
+ * they ask for: the privilege modes and the transfer types. Each sample
+ * then gets the records its own event asked for, picked in software, so
+ * that events with different filters can share the buffer, and a filter
+ * the hart does not implement still holds. A record goes to an event when
+ * its type is one the event asked for and each of its ends is either in
+ * a privilege mode the event samples or 0: a user-only event never sees a
+ * kernel address, whatever else the hart records.
  */
 #define pr_fmt(fmt) "riscv-ctr: " fmt
 
 #include <linux/bitfield.h>
 #include <linux/bug.h>
 #include <linux/cpufeature.h>
+#include <linux/hardirq.h>
 #include <linux/minmax.h>
+#include <linux/percpu.h>
+#include <linux/perf_event.h>
 #include <linux/preempt.h>
 #include <linux/printk.h>
 #include <linux/smp.h>
@@ -24,8 +36,137 @@
 
 #include "riscv_ctr.h"
 
+#define CTR_T(t)		BIT(CTR_TYPE_##t)
+
+/* Every transfer but a not-taken branch: what ANY records. */
+#define CTR_TYPES_ANY		(CTR_T(EXCEPTION) | CTR_T(INTERRUPT) |	\
+				 CTR_T(TRAP_RETURN) | CTR_T(BRANCH_T) |	\
+				 CTR_T(INDCALL) | CTR_T(DIRCALL) |	\
+				 CTR_T(INDJUMP) | CTR_T(DIRJUMP) |	\
+				 CTR_T(CORSWAP) | CTR_T(RETURN) |	\
+				 CTR_T(INDLJUMP) | CTR_T(DIRLJUMP))
+
+/*
+ * The transfers each perf branch type filter selects. The perf ABI counts
+ * traps into a more privileged mode as calls and trap returns as returns.
+ * A co-routine swap is both a return and a call.
+ */
+static const struct {
+	u64 filter;
+	u16 types;
+} ctr_filter_types[] = {
+	{ PERF_SAMPLE_BRANCH_ANY,	 CTR_TYPES_ANY },
+	{ PERF_SAMPLE_BRANCH_ANY_CALL,	 CTR_T(EXCEPTION) | CTR_T(INTERRUPT) |
+					 CTR_T(INDCALL) | CTR_T(DIRCALL) |
+					 CTR_T(CORSWAP) },
+	{ PERF_SAMPLE_BRANCH_ANY_RETURN, CTR_T(TRAP_RETURN) | CTR_T(RETURN) |
+					 CTR_T(CORSWAP) },
+	{ PERF_SAMPLE_BRANCH_IND_CALL,	 CTR_T(INDCALL) },
+	{ PERF_SAMPLE_BRANCH_CALL,	 CTR_T(DIRCALL) },
+	{ PERF_SAMPLE_BRANCH_IND_JUMP,	 CTR_T(INDJUMP) | CTR_T(INDLJUMP) },
+	{ PERF_SAMPLE_BRANCH_COND,	 CTR_T(BRANCH_T) },
+};
+
+#define CTR_BRANCH_PRIV		(PERF_SAMPLE_BRANCH_USER |		\
+				 PERF_SAMPLE_BRANCH_KERNEL |		\
+				 PERF_SAMPLE_BRANCH_HV)
+#define CTR_BRANCH_TYPES	(PERF_SAMPLE_BRANCH_ANY |		\
+				 PERF_SAMPLE_BRANCH_ANY_CALL |		\
+				 PERF_SAMPLE_BRANCH_ANY_RETURN |	\
+				 PERF_SAMPLE_BRANCH_IND_CALL |		\
+				 PERF_SAMPLE_BRANCH_CALL |		\
+				 PERF_SAMPLE_BRANCH_IND_JUMP |		\
+				 PERF_SAMPLE_BRANCH_COND)
+#define CTR_BRANCH_FLAGS	(PERF_SAMPLE_BRANCH_NO_FLAGS |		\
+				 PERF_SAMPLE_BRANCH_NO_CYCLES |		\
+				 PERF_SAMPLE_BRANCH_TYPE_SAVE |		\
+				 PERF_SAMPLE_BRANCH_HW_INDEX |		\
+				 PERF_SAMPLE_BRANCH_PRIV_SAVE)
+/* No transactional memory, no counters on branches, no call stack yet. */
+#define CTR_BRANCH_UNSUPPORTED	(PERF_SAMPLE_BRANCH_ABORT_TX |		\
+				 PERF_SAMPLE_BRANCH_IN_TX |		\
+				 PERF_SAMPLE_BRANCH_NO_TX |		\
+				 PERF_SAMPLE_BRANCH_CALL_STACK |	\
+				 PERF_SAMPLE_BRANCH_COUNTERS)
+
+/*
+ * The sctrctl bit that inhibits each transfer type; NTBREN instead enables
+ * not-taken branches. Types without a bit (0, 6, 7) are never recorded.
+ */
+static const u64 ctr_type_inhibit[CTR_NR_TYPES] = {
+	[CTR_TYPE_EXCEPTION]	= CTRCTL_EXCINH,
+	[CTR_TYPE_INTERRUPT]	= CTRCTL_INTRINH,
+	[CTR_TYPE_TRAP_RETURN]	= CTRCTL_TRETINH,
+	[CTR_TYPE_BRANCH_T]	= CTRCTL_TKBRINH,
+	[CTR_TYPE_INDCALL]	= CTRCTL_INDCALLINH,
+	[CTR_TYPE_DIRCALL]	= CTRCTL_DIRCALLINH,
+	[CTR_TYPE_INDJUMP]	= CTRCTL_INDJMPINH,
+	[CTR_TYPE_DIRJUMP]	= CTRCTL_DIRJMPINH,
+	[CTR_TYPE_CORSWAP]	= CTRCTL_CORSWAPINH,
+	[CTR_TYPE_RETURN]	= CTRCTL_RETINH,
+	[CTR_TYPE_INDLJUMP]	= CTRCTL_INDLJMPINH,
+	[CTR_TYPE_DIRLJUMP]	= CTRCTL_DIRLJMPINH,
+};
+
+#define CTRCTL_FILTERS		(CTRCTL_EXCINH | CTRCTL_INTRINH |		\
+				 CTRCTL_TRETINH | CTRCTL_NTBREN |		\
+				 CTRCTL_TKBRINH | CTRCTL_INDCALLINH |		\
+				 CTRCTL_DIRCALLINH | CTRCTL_INDJMPINH |		\
+				 CTRCTL_DIRJMPINH | CTRCTL_CORSWAPINH |		\
+				 CTRCTL_RETINH | CTRCTL_INDLJMPINH |		\
+				 CTRCTL_DIRLJMPINH)
+
+/* How each transfer type appears in a perf branch entry. */
+static const struct {
+	u8 type;
+	u8 new_type;
+} ctr_perf_types[CTR_NR_TYPES] = {
+	[CTR_TYPE_NONE]		= { PERF_BR_UNKNOWN },
+	[CTR_TYPE_EXCEPTION]	= { PERF_BR_SYSCALL },
+	[CTR_TYPE_INTERRUPT]	= { PERF_BR_IRQ },
+	[CTR_TYPE_TRAP_RETURN]	= { PERF_BR_ERET },
+	[CTR_TYPE_BRANCH_NT]	= { PERF_BR_COND },
+	[CTR_TYPE_BRANCH_T]	= { PERF_BR_COND },
+	[6]			= { PERF_BR_UNKNOWN },
+	[7]			= { PERF_BR_UNKNOWN },
+	[CTR_TYPE_INDCALL]	= { PERF_BR_IND_CALL },
+	[CTR_TYPE_DIRCALL]	= { PERF_BR_CALL },
+	[CTR_TYPE_INDJUMP]	= { PERF_BR_IND },
+	[CTR_TYPE_DIRJUMP]	= { PERF_BR_UNCOND },
+	[CTR_TYPE_CORSWAP]	= { PERF_BR_EXTEND_ABI, PERF_BR_RISCV_CO_SWAP },
+	[CTR_TYPE_RETURN]	= { PERF_BR_RET },
+	[CTR_TYPE_INDLJUMP]	= { PERF_BR_EXTEND_ABI, PERF_BR_RISCV_IND_LINK_JUMP },
+	[CTR_TYPE_DIRLJUMP]	= { PERF_BR_EXTEND_ABI, PERF_BR_RISCV_DIR_LINK_JUMP },
+};
+
+/* The state of a CPU's buffer, and the records of the current overflow. */
+struct ctr_cpu {
+	/* Branch events added on this CPU, and how many are per task. */
+	unsigned int users;
+	unsigned int task_users;
+	/* How many of the events ask for each request bit. */
+	unsigned int wants[CTR_REQ_BITS];
+	/* sctrctl while recording. */
+	u64 ctl;
+
+	/* Recording was stopped in software at this overflow, not frozen. */
+	bool stopped;
+	/* The PC the overflow interrupt interrupted. */
+	unsigned long irq_pc;
+	/* Records read at this overflow: raw[first..nr), or -1 before. */
+	int nr;
+	unsigned int first;
+	u64 hw_idx;
+	struct riscv_ctr_entry raw[CTR_MAX_ENTRIES];
+	/* The last member: a sample's branch stack, its entries after it. */
+	struct perf_branch_stack stack;
+};
+
 /* Entries of the buffer on every hart; 0 when the harts have no CTR. */
 static unsigned int ctr_nr_entries;
+/* The sctrctl bits the harts implement. */
+static u64 ctr_ctl_writable;
+static struct ctr_cpu __percpu *ctr_cpus;
 
 VISIBLE_IF_KUNIT void riscv_ctr_clear(void)
 {
@@ -62,6 +203,22 @@ static bool ctr_csrs_accessible(void)
 	return !err;
 }
 
+/*
+ * Which sctrctl fields the hart implements: all but U, S, M and BPFRZ are
+ * optional and read 0 when absent. The probe writes them with U and S
+ * clear, so nothing is recorded meanwhile.
+ */
+static u64 ctr_probe_ctl(void)
+{
+	u64 ctl;
+
+	csr_write(CSR_SCTRCTL, CTRCTL_FILTERS | CTRCTL_LCOFIFRZ);
+	ctl = csr_read(CSR_SCTRCTL);
+	csr_write(CSR_SCTRCTL, 0);
+
+	return ctl | CTRCTL_U | CTRCTL_S;
+}
+
 /**
  * riscv_ctr_probe() - find out whether the harts record control transfers
  *
@@ -71,26 +228,41 @@ static bool ctr_csrs_accessible(void)
  */
 void riscv_ctr_probe(void)
 {
+	unsigned int entries = 0;
+
 	if (!riscv_isa_extension_available(NULL, SSCTR))
 		return;
 
 	preempt_disable();
-	if (!ctr_csrs_accessible())
-		pr_warn("CTR CSRs are not accessible: firmware left mstateen0.CTR clear\n");
-	else
-		ctr_nr_entries = ctr_set_max_depth();
+	if (ctr_csrs_accessible()) {
+		entries = ctr_set_max_depth();
+		ctr_ctl_writable = ctr_probe_ctl();
+	}
 	preempt_enable();
 
-	if (ctr_nr_entries)
-		pr_info("%u-entry control transfer records\n", ctr_nr_entries);
+	if (!entries) {
+		pr_warn("CTR CSRs are not accessible: firmware left mstateen0.CTR clear\n");
+		return;
+	}
+
+	ctr_cpus = __alloc_percpu(sizeof(struct ctr_cpu) +
+				  entries * sizeof(struct perf_branch_entry),
+				  __alignof__(struct ctr_cpu));
+	if (!ctr_cpus)
+		return;
+
+	ctr_nr_entries = entries;
+	pr_info("%u-entry control transfer records, filters %#llx%s\n",
+		entries, ctr_ctl_writable & CTRCTL_FILTERS,
+		ctr_ctl_writable & CTRCTL_LCOFIFRZ ? "" : ", no freeze on overflow");
 }
 
 /**
  * riscv_ctr_reset() - put this hart's CTR into a known, idle state
  *
- * Called on every hart as it comes online: select the deepest buffer,
- * stop recording and wipe whatever firmware, a previous kernel or the
- * last user of this hart left in it.
+ * Called on every hart as it comes online or goes offline: select the
+ * deepest buffer, stop recording and wipe whatever firmware, a previous
+ * kernel or the last user of this hart left in it.
  */
 void riscv_ctr_reset(void)
 {
@@ -106,6 +278,7 @@ void riscv_ctr_reset(void)
 		  smp_processor_id(), entries, ctr_nr_entries);
 	csr_write(CSR_SCTRSTATUS, 0);
 	riscv_ctr_clear();
+	this_cpu_ptr(ctr_cpus)->ctl = 0;
 }
 
 /**
@@ -116,4 +289,368 @@ void riscv_ctr_reset(void)
 unsigned int riscv_ctr_num_branches(void)
 {
 	return ctr_nr_entries;
+}
+
+/*
+ * Translate a perf branch_sample_type into what the hardware must record.
+ * HV counts as the kernel: a Linux host runs in HS-mode, which is its own
+ * hypervisor, and M-mode firmware can never be recorded from S-mode.
+ */
+VISIBLE_IF_KUNIT int riscv_ctr_request(u64 branch_sample_type, u32 *request)
+{
+	u64 bst = branch_sample_type;
+	u32 req = 0;
+	int i;
+
+	BUILD_BUG_ON((CTR_BRANCH_PRIV | CTR_BRANCH_TYPES | CTR_BRANCH_FLAGS |
+		      CTR_BRANCH_UNSUPPORTED) != PERF_SAMPLE_BRANCH_MAX - 1);
+	BUILD_BUG_ON(CTR_BRANCH_PRIV & CTR_BRANCH_TYPES);
+	BUILD_BUG_ON((CTR_BRANCH_PRIV | CTR_BRANCH_TYPES) & CTR_BRANCH_FLAGS);
+	BUILD_BUG_ON(CTR_REQ_BITS > 32);
+
+	if (bst & CTR_BRANCH_UNSUPPORTED)
+		return -EOPNOTSUPP;
+
+	for (i = 0; i < ARRAY_SIZE(ctr_filter_types); i++)
+		if (bst & ctr_filter_types[i].filter)
+			req |= ctr_filter_types[i].types;
+	/*
+	 * Asked for on their own, conditional branches come taken and not
+	 * taken (NTBREN): a not-taken branch has the next instruction as its
+	 * target. ANY leaves them out, as they would double the records.
+	 */
+	if ((bst & PERF_SAMPLE_BRANCH_COND) && !(bst & PERF_SAMPLE_BRANCH_ANY))
+		req |= CTR_T(BRANCH_NT);
+
+	if (bst & PERF_SAMPLE_BRANCH_USER)
+		req |= CTR_REQ_U;
+	if (bst & (PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV))
+		req |= CTR_REQ_S;
+
+	if (!(req & CTR_REQ_TYPES) || !(req & (CTR_REQ_U | CTR_REQ_S)))
+		return -EINVAL;
+
+	*request = req;
+	return 0;
+}
+
+/* The sctrctl value that records what @request asks for. */
+VISIBLE_IF_KUNIT u64 riscv_ctr_ctl(u32 request)
+{
+	u64 ctl = CTRCTL_LCOFIFRZ;
+	int t;
+
+	if (request & CTR_REQ_U)
+		ctl |= CTRCTL_U;
+	if (request & CTR_REQ_S)
+		ctl |= CTRCTL_S;
+	for (t = 0; t < CTR_NR_TYPES; t++)
+		if (!(request & BIT(t)))
+			ctl |= ctr_type_inhibit[t];
+	if (request & CTR_T(BRANCH_NT))
+		ctl |= CTRCTL_NTBREN;
+
+	return ctl & ctr_ctl_writable;
+}
+
+/* The decoded value of a record's cycle count, 0 when it is not valid. */
+VISIBLE_IF_KUNIT u32 riscv_ctr_cycles(u64 data)
+{
+	u32 ccm = FIELD_GET(CTRDATA_CCM, data);
+	u32 cce = FIELD_GET(CTRDATA_CCE, data);
+
+	if (!(data & CTRDATA_CCV))
+		return 0;
+	return cce ? (4096 + ccm) << (cce - 1) : ccm;
+}
+
+/*
+ * On RV64 user space is the lower and the kernel the upper half of the
+ * address space, whatever the paging mode.
+ */
+static inline bool ctr_kernel_addr(u64 addr)
+{
+	return (s64)addr < 0;
+}
+
+/* Does each end of a transfer lie in a mode @request samples, or is it 0? */
+static bool ctr_priv_allowed(u32 request, u64 from, u64 to)
+{
+	u32 need = 0;
+
+	if (from)
+		need |= ctr_kernel_addr(from) ? CTR_REQ_S : CTR_REQ_U;
+	if (to)
+		need |= ctr_kernel_addr(to) ? CTR_REQ_S : CTR_REQ_U;
+
+	return (need & request) == need;
+}
+
+static u8 ctr_priv(u64 from, u64 to)
+{
+	u64 addr = from ?: to;
+
+	if (!addr)
+		return PERF_BR_PRIV_UNKNOWN;
+	return ctr_kernel_addr(addr) ? PERF_BR_PRIV_KERNEL : PERF_BR_PRIV_USER;
+}
+
+/*
+ * Read the valid records, youngest first, into @raw; return how many.
+ * Interrupts are off: siselect is shared with the AIA.
+ */
+VISIBLE_IF_KUNIT unsigned int riscv_ctr_read_entries(struct riscv_ctr_entry *raw)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctr_nr_entries; i++) {
+		csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
+		raw[i].source = csr_read(CSR_SIREG);
+		if (!(raw[i].source & CTRSOURCE_VALID))
+			break;
+		raw[i].target = csr_read(CSR_SIREG2);
+		raw[i].data = csr_read(CSR_SIREG3);
+	}
+
+	return i;
+}
+
+/*
+ * Turn the records an event asked for into perf branch entries; return
+ * how many. @request is the event's, @branch_sample_type says which
+ * fields to fill in.
+ */
+VISIBLE_IF_KUNIT unsigned int riscv_ctr_decode(const struct riscv_ctr_entry *raw,
+					      unsigned int nr, u32 request,
+					      u64 branch_sample_type,
+					      struct perf_branch_entry *out)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < nr; i++) {
+		u64 from = raw[i].source & CTR_PC_MASK;
+		u64 to = raw[i].target & CTR_PC_MASK;
+		unsigned int type = FIELD_GET(CTRDATA_TYPE, raw[i].data);
+		struct perf_branch_entry *e = &out[n];
+
+		if (!(request & BIT(type)) || !ctr_priv_allowed(request, from, to))
+			continue;
+
+		*e = (struct perf_branch_entry){ .from = from, .to = to };
+		if (!(branch_sample_type & PERF_SAMPLE_BRANCH_NO_FLAGS)) {
+			e->mispred = !!(raw[i].target & CTRTARGET_MISP);
+			e->predicted = !e->mispred;
+		}
+		if (!(branch_sample_type & PERF_SAMPLE_BRANCH_NO_CYCLES))
+			e->cycles = umin(riscv_ctr_cycles(raw[i].data), U16_MAX);
+		if (branch_sample_type & PERF_SAMPLE_BRANCH_TYPE_SAVE) {
+			e->type = ctr_perf_types[type].type;
+			e->new_type = ctr_perf_types[type].new_type;
+		}
+		if (branch_sample_type & PERF_SAMPLE_BRANCH_PRIV_SAVE)
+			e->priv = ctr_priv(from, to);
+		n++;
+	}
+
+	return n;
+}
+
+/**
+ * riscv_ctr_event_init() - check and translate an event's branch filters
+ * @event: an event with PERF_SAMPLE_BRANCH_STACK
+ *
+ * Return: 0, -EOPNOTSUPP when the harts have no CTR or the filters ask for
+ * what CTR cannot record, or -EINVAL when they ask for nothing at all or
+ * the event does not sample.
+ */
+int riscv_ctr_event_init(struct perf_event *event)
+{
+	u32 request;
+	int ret;
+
+	if (!ctr_nr_entries)
+		return -EOPNOTSUPP;
+	if (!is_sampling_event(event))
+		return -EINVAL;
+
+	ret = riscv_ctr_request(event->attr.branch_sample_type, &request);
+	if (ret)
+		return ret;
+
+	event->hw.branch_reg.config = request;
+	return 0;
+}
+
+/* Record what the CPU's events ask for, or nothing when it has none. */
+static void ctr_program(struct ctr_cpu *cc)
+{
+	u32 request = 0;
+	u64 ctl = 0;
+	int i;
+
+	for (i = 0; i < CTR_REQ_BITS; i++)
+		if (cc->wants[i])
+			request |= BIT(i);
+	if (request)
+		ctl = riscv_ctr_ctl(request);
+	if (ctl == cc->ctl)
+		return;
+
+	/* Nothing recorded before this CPU had branch events belongs to them. */
+	if (!cc->ctl)
+		riscv_ctr_clear();
+	csr_write(CSR_SCTRCTL, ctl);
+	cc->ctl = ctl;
+}
+
+static void ctr_account(struct ctr_cpu *cc, struct perf_event *event, int delta)
+{
+	unsigned long request = event->hw.branch_reg.config;
+	int bit;
+
+	for_each_set_bit(bit, &request, CTR_REQ_BITS)
+		cc->wants[bit] += delta;
+	cc->users += delta;
+	if (event->attach_state & PERF_ATTACH_TASK)
+		cc->task_users += delta;
+}
+
+/**
+ * riscv_ctr_add() - start recording for a branch event added to this CPU
+ * @event: the event
+ */
+void riscv_ctr_add(struct perf_event *event)
+{
+	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
+
+	if (!cc->users)
+		perf_sched_cb_inc(event->pmu);
+	ctr_account(cc, event, 1);
+	ctr_program(cc);
+}
+
+/**
+ * riscv_ctr_del() - stop recording for a branch event leaving this CPU
+ * @event: the event
+ */
+void riscv_ctr_del(struct perf_event *event)
+{
+	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
+
+	ctr_account(cc, event, -1);
+	ctr_program(cc);
+	if (!cc->users)
+		perf_sched_cb_dec(event->pmu);
+}
+
+/**
+ * riscv_ctr_sched_task() - the PMU's context switch callback
+ * @pmu_ctx: unused
+ * @task: unused
+ * @sched_in: true when a task is scheduled in
+ *
+ * Called only while the CPU has branch events. When a task with per-task
+ * branch events comes in, wipe the buffer: none of it is that task's.
+ * CPU-wide events keep the records of every task.
+ */
+void riscv_ctr_sched_task(struct perf_event_pmu_context *pmu_ctx,
+			  struct task_struct *task, bool sched_in)
+{
+	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
+
+	if (sched_in && cc->task_users)
+		riscv_ctr_clear();
+}
+
+/**
+ * riscv_ctr_freeze() - stop recording at a counter overflow interrupt
+ *
+ * The overflow interrupt normally freezes the buffer (LCOFIFRZ) as it is
+ * taken. When it was serviced inside another trap, the timer's with AIA,
+ * or the hart cannot freeze, the buffer is still recording: stop it here
+ * and remember where the interrupt hit, to leave the handler's own
+ * records out.
+ */
+void riscv_ctr_freeze(void)
+{
+	struct ctr_cpu *cc;
+
+	if (!ctr_nr_entries)
+		return;
+	cc = this_cpu_ptr(ctr_cpus);
+	if (!cc->users)
+		return;
+
+	cc->nr = -1;
+	cc->stopped = !(csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_FROZEN);
+	if (cc->stopped) {
+		csr_clear(CSR_SCTRCTL, CTRCTL_U | CTRCTL_S);
+		cc->irq_pc = instruction_pointer(get_irq_regs());
+	}
+}
+
+static void ctr_read(struct ctr_cpu *cc)
+{
+	unsigned int nr = riscv_ctr_read_entries(cc->raw), first = 0;
+	u32 wrptr = FIELD_GET(SCTRSTATUS_WRPTR, csr_read(CSR_SCTRSTATUS));
+
+	/*
+	 * Stopped in software with kernel recording on, the buffer also holds
+	 * the trap that led here and what the kernel did since: drop the
+	 * records up to the youngest interrupt taken at the interrupted PC. If
+	 * it is gone, the handler's records filled the buffer: keep none.
+	 */
+	if (cc->stopped && (cc->ctl & CTRCTL_S)) {
+		while (first < nr &&
+		       !(FIELD_GET(CTRDATA_TYPE, cc->raw[first].data) == CTR_TYPE_INTERRUPT &&
+			 (cc->raw[first].source & CTR_PC_MASK) == cc->irq_pc))
+			first++;
+		first = min(first + 1, nr);
+	}
+
+	cc->first = first;
+	cc->nr = nr;
+	/* Logical entry 0 is the physical entry before WRPTR. */
+	cc->hw_idx = (wrptr - 1 - first) & (ctr_nr_entries - 1);
+}
+
+/**
+ * riscv_ctr_sample() - add the branch stack to a sample of @event
+ * @event: a branch event that overflowed
+ * @data: its sample
+ *
+ * The buffer is read once per overflow interrupt, at the first sample.
+ */
+void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
+{
+	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
+
+	if (cc->nr < 0)
+		ctr_read(cc);
+
+	cc->stack.nr = riscv_ctr_decode(cc->raw + cc->first, cc->nr - cc->first,
+					event->hw.branch_reg.config,
+					event->attr.branch_sample_type,
+					cc->stack.entries);
+	cc->stack.hw_idx = cc->hw_idx;
+	perf_sample_save_brstack(data, event, &cc->stack, NULL);
+}
+
+/**
+ * riscv_ctr_unfreeze() - let recording go on after an overflow interrupt
+ */
+void riscv_ctr_unfreeze(void)
+{
+	struct ctr_cpu *cc;
+
+	if (!ctr_nr_entries)
+		return;
+	cc = this_cpu_ptr(ctr_cpus);
+	if (!cc->users)
+		return;
+
+	/* csrc is atomic: WRPTR cannot change under a read-modify-write. */
+	csr_clear(CSR_SCTRSTATUS, SCTRSTATUS_FROZEN);
+	if (cc->stopped)
+		csr_write(CSR_SCTRCTL, cc->ctl);
 }

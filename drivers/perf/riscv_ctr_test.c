@@ -2,25 +2,23 @@
 /*
  * KUnit tests of the RISC-V Control Transfer Records driver.
  *
- * The buffer tests run on the hart they start on, with interrupts off,
- * and leave it as riscv_ctr_reset() does: deepest buffer, recording off,
- * no records.
+ * riscv_ctr_decode checks the pure parts: the filter translation, the
+ * type table and the cycle count decoding. riscv_ctr_buffer runs on the
+ * hart: the buffer operations the driver relies on, and its read path on
+ * synthetic records, with the cycle counts and mispredict bits QEMU never
+ * records. Those tests run with interrupts off and leave the hart as
+ * riscv_ctr_reset() does: deepest buffer, recording off, no records.
  */
 #include <kunit/test.h>
 #include <linux/bitfield.h>
 #include <linux/irqflags.h>
+#include <linux/perf_event.h>
 #include <asm/csr.h>
 #include <asm/ctr.h>
 
 #include "riscv_ctr.h"
 
-struct ctr_test_entry {
-	u64 source;
-	u64 target;
-	u64 data;
-};
-
-static void ctr_test_read(unsigned int idx, struct ctr_test_entry *e)
+static void ctr_test_read(unsigned int idx, struct riscv_ctr_entry *e)
 {
 	csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + idx);
 	e->source = csr_read(CSR_SIREG);
@@ -28,7 +26,7 @@ static void ctr_test_read(unsigned int idx, struct ctr_test_entry *e)
 	e->data = csr_read(CSR_SIREG3);
 }
 
-static void ctr_test_write(unsigned int idx, const struct ctr_test_entry *e)
+static void ctr_test_write(unsigned int idx, const struct riscv_ctr_entry *e)
 {
 	csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + idx);
 	csr_write(CSR_SIREG, e->source);
@@ -63,7 +61,7 @@ static void ctr_test_depth(struct kunit *test)
 /* Reset leaves recording off, the buffer unfrozen and every entry empty. */
 static void ctr_test_reset_state(struct kunit *test)
 {
-	struct ctr_test_entry e;
+	struct riscv_ctr_entry e;
 	unsigned long flags;
 	unsigned int i, dirty = 0;
 
@@ -84,12 +82,12 @@ static void ctr_test_reset_state(struct kunit *test)
 static void ctr_test_clear(struct kunit *test)
 {
 	unsigned int last = riscv_ctr_num_branches() - 1;
-	struct ctr_test_entry in = {
+	struct riscv_ctr_entry in = {
 		.source = 0xffffffff80001234ULL | CTRSOURCE_VALID,
 		.target = 0xffffffff80005678ULL | CTRTARGET_MISP,
 		.data = CTR_TYPE_DIRCALL,
 	};
-	struct ctr_test_entry out0, outn;
+	struct riscv_ctr_entry out0, outn;
 	unsigned long flags;
 
 	local_irq_save(flags);
@@ -111,12 +109,12 @@ static void ctr_test_clear(struct kunit *test)
 /* Entries at and beyond a smaller depth read zero and ignore writes. */
 static void ctr_test_shallow(struct kunit *test)
 {
-	struct ctr_test_entry in = {
+	struct riscv_ctr_entry in = {
 		.source = 0x10000ULL | CTRSOURCE_VALID,
 		.target = 0x20000ULL,
 		.data = CTR_TYPE_BRANCH_T,
 	};
-	struct ctr_test_entry out;
+	struct riscv_ctr_entry out;
 	unsigned long flags;
 
 	if (riscv_ctr_num_branches() == CTR_DEPTH_ENTRIES(0))
@@ -134,11 +132,314 @@ static void ctr_test_shallow(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out.data, 0);
 }
 
+#define T(t)	BIT(CTR_TYPE_##t)
+
+/*
+ * What each perf filter must record, written out again here so that a
+ * change to the driver's table shows up as a failure.
+ */
+static u32 ctr_test_expected_types(u64 bst)
+{
+	u32 types = 0;
+
+	if (bst & PERF_SAMPLE_BRANCH_ANY)
+		types |= T(EXCEPTION) | T(INTERRUPT) | T(TRAP_RETURN) |
+			 T(BRANCH_T) | T(INDCALL) | T(DIRCALL) | T(INDJUMP) |
+			 T(DIRJUMP) | T(CORSWAP) | T(RETURN) | T(INDLJUMP) |
+			 T(DIRLJUMP);
+	if (bst & PERF_SAMPLE_BRANCH_ANY_CALL)
+		types |= T(EXCEPTION) | T(INTERRUPT) | T(INDCALL) |
+			 T(DIRCALL) | T(CORSWAP);
+	if (bst & PERF_SAMPLE_BRANCH_ANY_RETURN)
+		types |= T(TRAP_RETURN) | T(RETURN) | T(CORSWAP);
+	if (bst & PERF_SAMPLE_BRANCH_IND_CALL)
+		types |= T(INDCALL);
+	if (bst & PERF_SAMPLE_BRANCH_CALL)
+		types |= T(DIRCALL);
+	if (bst & PERF_SAMPLE_BRANCH_IND_JUMP)
+		types |= T(INDJUMP) | T(INDLJUMP);
+	if (bst & PERF_SAMPLE_BRANCH_COND) {
+		types |= T(BRANCH_T);
+		if (!(bst & PERF_SAMPLE_BRANCH_ANY))
+			types |= T(BRANCH_NT);
+	}
+	return types;
+}
+
+/* Every branch_sample_type perf can send: all the bits below MAX. */
+static void ctr_test_request_all(struct kunit *test)
+{
+	const u64 unsupported = PERF_SAMPLE_BRANCH_ABORT_TX |
+		PERF_SAMPLE_BRANCH_IN_TX | PERF_SAMPLE_BRANCH_NO_TX |
+		PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_COUNTERS;
+	unsigned int bad = 0, accepted = 0;
+	u64 bst;
+
+	for (bst = 0; bst < PERF_SAMPLE_BRANCH_MAX; bst++) {
+		u32 types = ctr_test_expected_types(bst), priv = 0, req = 0;
+		int want = 0, ret;
+
+		if (bst & PERF_SAMPLE_BRANCH_USER)
+			priv |= CTR_REQ_U;
+		if (bst & (PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV))
+			priv |= CTR_REQ_S;
+		if (bst & unsupported)
+			want = -EOPNOTSUPP;
+		else if (!types || !priv)
+			want = -EINVAL;
+
+		ret = riscv_ctr_request(bst, &req);
+		if (ret != want || (!ret && req != (types | priv))) {
+			if (!bad++)
+				kunit_err(test, "bst %#llx: %d %#x, want %d %#x\n",
+					  bst, ret, req, want, types | priv);
+		}
+		accepted += !ret;
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	kunit_info(test, "%u of %llu filter combinations accepted\n",
+		   accepted, (u64)PERF_SAMPLE_BRANCH_MAX);
+}
+
+/* The inhibit bit of each type, again written out independently. */
+static const u64 ctr_test_inhibit[CTR_NR_TYPES] = {
+	[1] = BIT_ULL(33), [2] = BIT_ULL(34), [3] = BIT_ULL(35),
+	[5] = BIT_ULL(37), [8] = BIT_ULL(40), [9] = BIT_ULL(41),
+	[10] = BIT_ULL(42), [11] = BIT_ULL(43), [12] = BIT_ULL(44),
+	[13] = BIT_ULL(45), [14] = BIT_ULL(46), [15] = BIT_ULL(47),
+};
+
+static void ctr_test_ctl(struct kunit *test)
+{
+	u64 all = CTRCTL_U | CTRCTL_S | CTRCTL_LCOFIFRZ | CTRCTL_NTBREN;
+	unsigned int t, bad = 0;
+	unsigned long flags;
+	u64 writable;
+	u32 types;
+
+	if (!riscv_ctr_num_branches())
+		kunit_skip(test, "the writable sctrctl bits are probed on CTR harts");
+
+	for (t = 0; t < CTR_NR_TYPES; t++)
+		all |= ctr_test_inhibit[t];
+
+	/* The optional fields this hart implements: they read back. */
+	local_irq_save(flags);
+	csr_write(CSR_SCTRCTL, all & ~(CTRCTL_U | CTRCTL_S));
+	writable = csr_read(CSR_SCTRCTL) | CTRCTL_U | CTRCTL_S;
+	csr_write(CSR_SCTRCTL, 0);
+	local_irq_restore(flags);
+
+	for (types = 0; types <= CTR_REQ_TYPES; types++) {
+		u32 req = types | ((types & 1) ? CTR_REQ_U : CTR_REQ_S);
+		u64 ctl = riscv_ctr_ctl(req), want;
+
+		want = CTRCTL_LCOFIFRZ | ((types & 1) ? CTRCTL_U : CTRCTL_S);
+		for (t = 0; t < CTR_NR_TYPES; t++)
+			if (!(types & BIT(t)))
+				want |= ctr_test_inhibit[t];
+		if (types & T(BRANCH_NT))
+			want |= CTRCTL_NTBREN;
+		/* Bits the hart lacks read 0: the driver must not set them. */
+		want &= writable;
+		if ((ctl & all) != want || (ctl & ~all)) {
+			if (!bad++)
+				kunit_err(test, "types %#x: ctl %#llx, want %#llx\n",
+					  types, ctl, want);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0);
+}
+
+static void ctr_test_cycles(struct kunit *test)
+{
+	static const u32 ccms[] = { 0, 1, 2047, 4095 };
+	unsigned int cce, i;
+
+	for (cce = 0; cce < 16; cce++) {
+		for (i = 0; i < ARRAY_SIZE(ccms); i++) {
+			u64 data = CTRDATA_CCV | FIELD_PREP(CTRDATA_CCE, cce) |
+				   FIELD_PREP(CTRDATA_CCM, ccms[i]);
+			u64 want = cce ? (4096ULL + ccms[i]) * (1ULL << (cce - 1)) :
+				   ccms[i];
+
+			KUNIT_EXPECT_EQ_MSG(test, riscv_ctr_cycles(data), want,
+					    "CCE %u CCM %u", cce, ccms[i]);
+			/* Without CCV the count is not to be trusted. */
+			KUNIT_EXPECT_EQ(test, riscv_ctr_cycles(data & ~CTRDATA_CCV), 0);
+		}
+	}
+	/* The largest value: every bit of the field set. */
+	KUNIT_EXPECT_EQ(test, riscv_ctr_cycles(CTRDATA_CCV | CTRDATA_CC), 134201344);
+}
+
+static void ctr_test_decode_one(struct kunit *test, unsigned int type,
+				struct perf_branch_entry *e)
+{
+	struct riscv_ctr_entry raw = {
+		.source = 0x1000 | CTRSOURCE_VALID,
+		.target = 0x2000,
+		.data = type,
+	};
+
+	KUNIT_ASSERT_EQ(test, riscv_ctr_decode(&raw, 1, CTR_REQ_TYPES | CTR_REQ_U,
+					       PERF_SAMPLE_BRANCH_TYPE_SAVE, e), 1);
+}
+
+static void ctr_test_types(struct kunit *test)
+{
+	static const struct { u8 type, new_type; } want[CTR_NR_TYPES] = {
+		[0] = { PERF_BR_UNKNOWN },	[1] = { PERF_BR_SYSCALL },
+		[2] = { PERF_BR_IRQ },		[3] = { PERF_BR_ERET },
+		[4] = { PERF_BR_COND },		[5] = { PERF_BR_COND },
+		[6] = { PERF_BR_UNKNOWN },	[7] = { PERF_BR_UNKNOWN },
+		[8] = { PERF_BR_IND_CALL },	[9] = { PERF_BR_CALL },
+		[10] = { PERF_BR_IND },		[11] = { PERF_BR_UNCOND },
+		[12] = { PERF_BR_EXTEND_ABI, PERF_BR_NEW_ARCH_1 },
+		[13] = { PERF_BR_RET },
+		[14] = { PERF_BR_EXTEND_ABI, PERF_BR_NEW_ARCH_2 },
+		[15] = { PERF_BR_EXTEND_ABI, PERF_BR_NEW_ARCH_3 },
+	};
+	struct perf_branch_entry e;
+	unsigned int t;
+
+	for (t = 0; t < CTR_NR_TYPES; t++) {
+		ctr_test_decode_one(test, t, &e);
+		KUNIT_EXPECT_EQ_MSG(test, (u32)e.type, want[t].type, "type %u", t);
+		KUNIT_EXPECT_EQ_MSG(test, (u32)e.new_type, want[t].new_type, "type %u", t);
+	}
+}
+
+/* Which records an event gets, by type and by the privilege of each end. */
+static void ctr_test_filter(struct kunit *test)
+{
+	const u64 k = 0xffffffff80000000ULL;
+	const struct riscv_ctr_entry raw[] = {
+		{ 0x1000 | CTRSOURCE_VALID, 0x2000, CTR_TYPE_DIRCALL },
+		{ 0x1000 | CTRSOURCE_VALID, k | 0x100, CTR_TYPE_EXCEPTION },
+		{ k | 0x200 | CTRSOURCE_VALID, k | 0x300, CTR_TYPE_RETURN },
+		{ k | 0x400 | CTRSOURCE_VALID, 0x1004, CTR_TYPE_TRAP_RETURN },
+		{ 0 | CTRSOURCE_VALID, k | 0x500, CTR_TYPE_INTERRUPT },
+		{ k | 0x600 | CTRSOURCE_VALID, 0, CTR_TYPE_TRAP_RETURN },
+	};
+	struct perf_branch_entry out[ARRAY_SIZE(raw)];
+	unsigned int n, i;
+
+	n = riscv_ctr_decode(raw, ARRAY_SIZE(raw), CTR_REQ_TYPES | CTR_REQ_U, 0, out);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_GE(test, (s64)out[i].from, 0);
+		KUNIT_EXPECT_GE(test, (s64)out[i].to, 0);
+	}
+	n = riscv_ctr_decode(raw, ARRAY_SIZE(raw), CTR_REQ_TYPES | CTR_REQ_S, 0, out);
+	KUNIT_EXPECT_EQ(test, n, 3);
+	n = riscv_ctr_decode(raw, ARRAY_SIZE(raw),
+			     CTR_REQ_TYPES | CTR_REQ_U | CTR_REQ_S, 0, out);
+	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(raw));
+	n = riscv_ctr_decode(raw, ARRAY_SIZE(raw),
+			     T(TRAP_RETURN) | CTR_REQ_U | CTR_REQ_S, 0, out);
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, out[0].from, k | 0x400);
+	KUNIT_EXPECT_EQ(test, out[1].to, 0);
+}
+
+static struct kunit_case ctr_decode_cases[] = {
+	KUNIT_CASE(ctr_test_request_all),
+	KUNIT_CASE(ctr_test_ctl),
+	KUNIT_CASE(ctr_test_cycles),
+	KUNIT_CASE(ctr_test_types),
+	KUNIT_CASE(ctr_test_filter),
+	{}
+};
+
+static struct kunit_suite ctr_decode_suite = {
+	.name = "riscv_ctr_decode",
+	.test_cases = ctr_decode_cases,
+};
+
+/*
+ * The read path on records written into the buffer, with what QEMU never
+ * records itself: cycle counts and mispredict bits.
+ */
+static void ctr_test_read_synthetic(struct kunit *test)
+{
+	const u64 k = 0xffffffff80000000ULL;
+	const struct riscv_ctr_entry in[] = {
+		{ 0x10000 | CTRSOURCE_VALID, 0x20000 | CTRTARGET_MISP,
+		  CTR_TYPE_DIRCALL | CTRDATA_CCV | FIELD_PREP(CTRDATA_CCE, 2) |
+		  FIELD_PREP(CTRDATA_CCM, 5) },
+		{ 0x20010 | CTRSOURCE_VALID, 0x10004,
+		  CTR_TYPE_RETURN | CTRDATA_CCV | FIELD_PREP(CTRDATA_CCM, 100) },
+		{ k | 0x1000 | CTRSOURCE_VALID, k | 0x2000,
+		  CTR_TYPE_BRANCH_T | FIELD_PREP(CTRDATA_CCM, 7) },
+		{ 0x30000 | CTRSOURCE_VALID, 0x30004,
+		  CTR_TYPE_CORSWAP | CTRDATA_CCV | CTRDATA_CC },
+	};
+	struct riscv_ctr_entry *raw;
+	struct perf_branch_entry *out;
+	unsigned long flags;
+	unsigned int i, nr, n;
+
+	raw = kunit_kcalloc(test, riscv_ctr_num_branches(), sizeof(*raw), GFP_KERNEL);
+	out = kunit_kcalloc(test, riscv_ctr_num_branches(), sizeof(*out), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, raw);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+
+	local_irq_save(flags);
+	riscv_ctr_clear();
+	for (i = 0; i < ARRAY_SIZE(in); i++)
+		ctr_test_write(i, &in[i]);
+	nr = riscv_ctr_read_entries(raw);
+	riscv_ctr_clear();
+	local_irq_restore(flags);
+
+	KUNIT_ASSERT_EQ(test, nr, ARRAY_SIZE(in));
+
+	n = riscv_ctr_decode(raw, nr, CTR_REQ_TYPES | CTR_REQ_U,
+			     PERF_SAMPLE_BRANCH_TYPE_SAVE |
+			     PERF_SAMPLE_BRANCH_PRIV_SAVE, out);
+	KUNIT_ASSERT_EQ(test, n, 3);	/* the kernel record is left out */
+	KUNIT_EXPECT_EQ(test, out[0].from, 0x10000);
+	KUNIT_EXPECT_EQ(test, out[0].to, 0x20000);
+	KUNIT_EXPECT_EQ(test, (u32)out[0].mispred, 1);
+	KUNIT_EXPECT_EQ(test, (u32)out[0].predicted, 0);
+	KUNIT_EXPECT_EQ(test, (u32)out[0].cycles, (4096 + 5) << 1);
+	KUNIT_EXPECT_EQ(test, (u32)out[0].type, PERF_BR_CALL);
+	KUNIT_EXPECT_EQ(test, (u32)out[0].priv, PERF_BR_PRIV_USER);
+	KUNIT_EXPECT_EQ(test, out[1].from, 0x20010);
+	KUNIT_EXPECT_EQ(test, (u32)out[1].mispred, 0);
+	KUNIT_EXPECT_EQ(test, (u32)out[1].predicted, 1);
+	KUNIT_EXPECT_EQ(test, (u32)out[1].cycles, 100);
+	KUNIT_EXPECT_EQ(test, (u32)out[1].type, PERF_BR_RET);
+	/* 134201344 cycles do not fit the 16-bit field: saturate. */
+	KUNIT_EXPECT_EQ(test, (u32)out[2].cycles, 0xffff);
+	KUNIT_EXPECT_EQ(test, (u32)out[2].type, PERF_BR_EXTEND_ABI);
+	KUNIT_EXPECT_EQ(test, (u32)out[2].new_type, PERF_BR_NEW_ARCH_1);
+
+	n = riscv_ctr_decode(raw, nr, CTR_REQ_TYPES | CTR_REQ_U | CTR_REQ_S,
+			     PERF_SAMPLE_BRANCH_NO_FLAGS |
+			     PERF_SAMPLE_BRANCH_NO_CYCLES |
+			     PERF_SAMPLE_BRANCH_PRIV_SAVE, out);
+	KUNIT_ASSERT_EQ(test, n, 4);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, (u32)out[i].mispred, 0);
+		KUNIT_EXPECT_EQ(test, (u32)out[i].predicted, 0);
+		KUNIT_EXPECT_EQ(test, (u32)out[i].cycles, 0);
+		KUNIT_EXPECT_EQ(test, (u32)out[i].type, 0);
+	}
+	KUNIT_EXPECT_EQ(test, (u32)out[2].priv, PERF_BR_PRIV_KERNEL);
+	/* CCV clear: no cycle count even when asked for. */
+	n = riscv_ctr_decode(raw + 2, 1, CTR_REQ_TYPES | CTR_REQ_S, 0, out);
+	KUNIT_ASSERT_EQ(test, n, 1);
+	KUNIT_EXPECT_EQ(test, (u32)out[0].cycles, 0);
+}
+
 static struct kunit_case ctr_buffer_cases[] = {
 	KUNIT_CASE(ctr_test_depth),
 	KUNIT_CASE(ctr_test_reset_state),
 	KUNIT_CASE(ctr_test_clear),
 	KUNIT_CASE(ctr_test_shallow),
+	KUNIT_CASE(ctr_test_read_synthetic),
 	{}
 };
 
@@ -149,7 +450,7 @@ static struct kunit_suite ctr_buffer_suite = {
 	.test_cases = ctr_buffer_cases,
 };
 
-kunit_test_suites(&ctr_buffer_suite);
+kunit_test_suites(&ctr_decode_suite, &ctr_buffer_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the RISC-V CTR driver");
 MODULE_LICENSE("GPL");

@@ -21,3 +21,5 @@ make -s -C "$src/tools/testing/selftests/riscv/ctr" ARCH=riscv \
 	CROSS_COMPILE=$CROSS CC="${CROSS}gcc" OUTPUT="$bins" \
 	KHDR_INCLUDES="-I$hdr/include" \
 	CFLAGS="-Wall -O2 -I$src/tools/testing/selftests -I$hdr/include" all
+# The perf tool tests check records against the workload's symbols.
+${CROSS}nm "$bins/workload" | grep ' ctr_wl' >"$bins/workload.syms"

@@ -9,7 +9,9 @@ set -euo pipefail
 
 index=$(ls "$ROOT"/var/lib/apt/lists/*_dists_"${GUEST_SUITE}"_main_binary-riscv64_Packages 2>/dev/null) ||
 	die "no riscv64 index for $GUEST_SUITE in $ROOT (GUEST_SUITE=trixie or forky)"
-pkgs=$(python3 "$TOP/scripts/guest-deps.py" "$index" linux-perf bash busybox-static)
+# perf's shell tests want GNU tools (busybox mktemp needs six X's).
+pkgs=$(python3 "$TOP/scripts/guest-deps.py" "$index" linux-perf bash \
+	busybox-static coreutils grep sed gawk)
 say "guest: $(echo "$pkgs" | wc -l) riscv64 packages from $GUEST_SUITE"
 
 dl=$DEBS/guest-$GUEST_SUITE

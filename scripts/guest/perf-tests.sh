@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Branch stacks through the unmodified Debian perf, on the workload whose
+# control flow is known (workload.S, built static and not PIE, so that the
+# addresses perf prints are those of /ctr/workload.syms). Sourced by
+# /ctr/check on harts with CTR.
+
+sym() { printf '0x%x' "$((0x$(grep " $1\$" /ctr/workload.syms | cut -d' ' -f1)))"; }
+next() { printf '0x%x' "$(($(sym "$1") + 4))"; }
+
+# One record per line: FROM/TO/FLAGS/-/-/CYCLES/TYPE/-
+records() { perf script -i "$1" -F brstack 2>/dev/null | tr -s ' ' '\n' | grep /; }
+
+# has FILE FROM TO TYPE: the record is in FILE.
+has() { grep -q "^$2/$3/[^/]*/[^/]*/[^/]*/[^/]*/$4/" "$1"; }
+
+# The exact user transfers of the workload, as perf names their types.
+user_transfers() {
+	echo "$(sym ctr_wl_dircall) $(sym ctr_wl_leaf) CALL"
+	echo "$(sym ctr_wl_leaf_ret) $(next ctr_wl_dircall) RET"
+	echo "$(sym ctr_wl_indcall) $(sym ctr_wl_leaf) IND_CALL"
+	echo "$(sym ctr_wl_leaf_ret) $(next ctr_wl_indcall) RET"
+	echo "$(sym ctr_wl_taken) $(sym ctr_wl_taken_to) COND"
+	echo "$(sym ctr_wl_dirjump) $(sym ctr_wl_dirjump_to) UNCOND"
+	echo "$(sym ctr_wl_indjump) $(sym ctr_wl_indjump_to) IND"
+	echo "$(sym ctr_wl_swap) $(sym ctr_wl_coroutine) ARCH_1"
+	echo "$(sym ctr_wl_coroutine_swap) $(sym ctr_wl_dirlink) ARCH_1"
+	echo "$(sym ctr_wl_dirlink) $(sym ctr_wl_other) ARCH_3"
+	echo "$(sym ctr_wl_indlink) $(sym ctr_wl_other) ARCH_2"
+	echo "$(sym ctr_wl_other_ret) $(next ctr_wl_dirlink) IND"
+	echo "$(sym ctr_wl_other_ret) $(next ctr_wl_indlink) IND"
+	echo "$(sym ctr_wl_loopbr) $(sym ctr_wl_loop) COND"
+}
+
+# perf record -b, as a user would type it, takes samples with branch stacks.
+perf record -q -b -o /tmp/b.data -- /ctr/workload 20000 >/tmp/b.log 2>&1
+rc=$?
+n=$(perf script -i /tmp/b.data -F brstack 2>/dev/null | grep -c /)
+note "perf record -b: exit $rc, $n samples with branch stacks"
+check "perf record -b samples branch stacks" [ "$rc" = 0 -a "$n" -gt 0 ]
+
+# -j any,u,save_type: every transfer of the workload, exact, and no kernel
+# address anywhere.
+perf record -q -e instructions:u -c 100003 -j any,u,save_type \
+	-o /tmp/u.data -- /ctr/workload 100000 >/dev/null 2>&1
+records /tmp/u.data >/tmp/u.txt
+note "-j any,u,save_type: $(wc -l </tmp/u.txt) records"
+missing=0
+user_transfers >/tmp/want.txt
+while read -r from to type; do
+	has /tmp/u.txt "$from" "$to" "$type" ||
+		{ note "missing $from/$to $type"; missing=$((missing + 1)); }
+done </tmp/want.txt
+check "-j any,u,save_type: all $(wc -l </tmp/want.txt) workload transfers, exact" \
+	[ "$missing" = 0 ]
+check "-j any,u,save_type: no kernel address" \
+	eval '! grep -q -E "(^|/)0x[89a-f][0-9a-f]{15}/" /tmp/u.txt'
+# Records that start in the workload are exactly its transfers (ANY
+# leaves the not-taken branch out; the final return goes back to main).
+odd=$(gawk -F/ -v lo="$(sym ctr_wl_begin)" -v hi="$(sym ctr_wl_end)" \
+	-v ret="$(sym ctr_wl_ret)" '
+	NR == FNR { want[$0]; next }
+	{
+		f = strtonum($1)
+		if (f < strtonum(lo) || f >= strtonum(hi)) next
+		if ($1 == ret && $7 == "RET") next
+		if (!(($1 " " $2 " " $7) in want) && !bad++)
+			print "# unexpected " $0 > "/dev/stderr"
+	}
+	END { print bad + 0 }' /tmp/want.txt /tmp/u.txt)
+check "-j any,u,save_type: no other record from the workload ($odd)" [ "$odd" = 0 ]
+
+# -j any_call,u,k as root: calls and the system call, nothing else.
+perf record -q -e instructions:u -c 100003 -j any_call,u,k,save_type \
+	-o /tmp/k.data -- /ctr/workload 100000 >/dev/null 2>&1
+records /tmp/k.data >/tmp/k.txt
+note "-j any_call,u,k: $(wc -l </tmp/k.txt) records"
+check "-j any_call,u,k: the ecall as SYSCALL into the kernel" \
+	grep -q -E "^$(sym ctr_wl_ecall)/0x[89a-f][0-9a-f]{15}/[^/]*/-/-/[0-9]*/SYSCALL/" /tmp/k.txt
+check "-j any_call,u,k: direct and indirect calls" \
+	eval 'has /tmp/k.txt $(sym ctr_wl_dircall) $(sym ctr_wl_leaf) CALL &&
+	      has /tmp/k.txt $(sym ctr_wl_indcall) $(sym ctr_wl_leaf) IND_CALL'
+check "-j any_call,u,k: only calls, traps and swaps" \
+	eval '! cut -d/ -f7 /tmp/k.txt | grep -q -v -x -E "CALL|IND_CALL|SYSCALL|IRQ|ARCH_1"'
+
+# perf script -F brstacksym and perf report -b name the workload's symbols.
+perf script -i /tmp/u.data -F brstacksym 2>/dev/null | tr -s ' ' '\n' >/tmp/us.txt
+check "perf script -F brstacksym: ctr_wl_indcall -> ctr_wl_leaf" \
+	grep -q -E "^ctr_wl_indcall(\+0x0)?/ctr_wl_leaf(\+0x0)?/" /tmp/us.txt
+perf report -i /tmp/u.data -b --stdio --sort symbol_from,symbol_to \
+	2>/dev/null >/tmp/ur.txt
+check "perf report -b: ctr_wl_indcall -> ctr_wl_leaf" \
+	grep -q "ctr_wl_indcall .*ctr_wl_leaf " /tmp/ur.txt
+
+# perf's own branch tests. test_brstack.sh needs perf's own symbols, which
+# Debian strips (linux-perf-dbgsym is in the debug archive): it skips.
+perf_test() {	# NAME: run "perf test NAME", pass, fail or skip with its reason
+	out=$(timeout 900 perf test -vv "$1" 2>&1)
+	echo "$out" | tail -40 | sed 's/^/# /'
+	case $out in
+	*": Ok"*) ok "perf test: $1" ;;
+	*": Skip"*)
+		why=$(echo "$out" | grep -i -m1 -E "skip|missing" | tr -d '\n')
+		good=$(echo "$out" | grep -c "\[Success\]")
+		[ "$good" -gt 0 ] && why="$why; $good subtests succeeded"
+		skip "perf test: $1" "${why:-perf gave no reason}" ;;
+	*) not_ok "perf test: $1" ;;
+	esac
+}
+perf_test "Check branch stack sampling"
+# record_lbr.sh reads every sample back with perf report -D, 18 times:
+# at perf's default 4000 Hz with 127-deep stacks that takes half an hour
+# under QEMU. Fewer, shorter stacks test the same.
+rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+stack=$(cat /proc/sys/kernel/perf_event_max_stack)
+echo 25 > /proc/sys/kernel/perf_cpu_time_max_percent
+echo 250 > /proc/sys/kernel/perf_event_max_sample_rate
+echo 16 > /proc/sys/kernel/perf_event_max_stack
+perf_test "perf record LBR tests"
+echo "$stack" > /proc/sys/kernel/perf_event_max_stack
+echo "$rate" > /proc/sys/kernel/perf_event_max_sample_rate
+echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Branch stack sampling on a workload whose control flow is known to the
+ * instruction (workload.S), once per perf branch filter. For every filter:
+ *
+ * - every record that starts in the workload is one of its transfers,
+ *   with the exact source, target and type;
+ * - no record has a type the filter leaves out;
+ * - a user-only event sees no kernel address, in its records or its IP;
+ * - every transfer of the workload that the filter selects shows up.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+
+#include "../../kselftest_harness.h"
+
+void ctr_workload(long iterations);
+extern char ctr_wl_begin[], ctr_wl_end[], ctr_wl_loop[], ctr_wl_dircall[],
+	ctr_wl_indcall[], ctr_wl_taken[], ctr_wl_taken_to[], ctr_wl_nottaken[],
+	ctr_wl_dirjump[], ctr_wl_dirjump_to[], ctr_wl_indjump[],
+	ctr_wl_indjump_to[], ctr_wl_swap[], ctr_wl_dirlink[], ctr_wl_indlink[],
+	ctr_wl_ecall[], ctr_wl_loopbr[], ctr_wl_ret[], ctr_wl_leaf[],
+	ctr_wl_leaf_ret[], ctr_wl_coroutine[], ctr_wl_coroutine_swap[],
+	ctr_wl_other[], ctr_wl_other_ret[];
+
+/* Control transfer types, as ctrdata.TYPE numbers them. */
+enum { EXC = 1, INTR = 2, TRET = 3, NTAKEN = 4, TAKEN = 5, ICALL = 8,
+	DCALL = 9, IJUMP = 10, DJUMP = 11, SWAP = 12, RET = 13, ILJUMP = 14,
+	DLJUMP = 15 };
+#define B(t)		(1u << (t))
+#define ALL_BUT_NT	(B(EXC) | B(INTR) | B(TRET) | B(TAKEN) | B(ICALL) |	\
+			 B(DCALL) | B(IJUMP) | B(DJUMP) | B(SWAP) | B(RET) |	\
+			 B(ILJUMP) | B(DLJUMP))
+
+/* How the kernel reports each type in a perf branch entry. */
+static const struct { uint8_t type, new_type; } perf_type[16] = {
+	[EXC] = { PERF_BR_SYSCALL }, [INTR] = { PERF_BR_IRQ },
+	[TRET] = { PERF_BR_ERET }, [NTAKEN] = { PERF_BR_COND },
+	[TAKEN] = { PERF_BR_COND }, [ICALL] = { PERF_BR_IND_CALL },
+	[DCALL] = { PERF_BR_CALL }, [IJUMP] = { PERF_BR_IND },
+	[DJUMP] = { PERF_BR_UNCOND },
+	[SWAP] = { PERF_BR_EXTEND_ABI, PERF_BR_NEW_ARCH_1 },
+	[RET] = { PERF_BR_RET },
+	[ILJUMP] = { PERF_BR_EXTEND_ABI, PERF_BR_NEW_ARCH_2 },
+	[DLJUMP] = { PERF_BR_EXTEND_ABI, PERF_BR_NEW_ARCH_3 },
+};
+
+#define ANYWHERE	UINT64_MAX	/* an address we cannot know */
+#define IN_KERNEL	(UINT64_MAX - 1)	/* some kernel address */
+
+struct transfer {
+	uint64_t from, to;
+	int type;
+	bool once;		/* once per call of the workload */
+	unsigned long seen;
+};
+
+#define A(label)	((uint64_t)(uintptr_t)(label))
+
+static struct transfer transfers[20];
+static int nr_transfers;
+
+static void add(uint64_t from, uint64_t to, int type)
+{
+	transfers[nr_transfers++] = (struct transfer){ from, to, type };
+}
+
+static void add_once(uint64_t from, uint64_t to, int type)
+{
+	transfers[nr_transfers++] = (struct transfer){ from, to, type, true };
+}
+
+static void fill_workload(void)
+{
+	nr_transfers = 0;
+	add(A(ctr_wl_dircall), A(ctr_wl_leaf), DCALL);
+	add(A(ctr_wl_leaf_ret), A(ctr_wl_dircall) + 4, RET);
+	add(A(ctr_wl_indcall), A(ctr_wl_leaf), ICALL);
+	add(A(ctr_wl_leaf_ret), A(ctr_wl_indcall) + 4, RET);
+	add(A(ctr_wl_taken), A(ctr_wl_taken_to), TAKEN);
+	add(A(ctr_wl_nottaken), A(ctr_wl_nottaken) + 4, NTAKEN);
+	add(A(ctr_wl_dirjump), A(ctr_wl_dirjump_to), DJUMP);
+	add(A(ctr_wl_indjump), A(ctr_wl_indjump_to), IJUMP);
+	add(A(ctr_wl_swap), A(ctr_wl_coroutine), SWAP);
+	add(A(ctr_wl_coroutine_swap), A(ctr_wl_swap) + 4, SWAP);
+	add(A(ctr_wl_dirlink), A(ctr_wl_other), DLJUMP);
+	add(A(ctr_wl_other_ret), A(ctr_wl_dirlink) + 4, IJUMP);
+	add(A(ctr_wl_indlink), A(ctr_wl_other), ILJUMP);
+	add(A(ctr_wl_other_ret), A(ctr_wl_indlink) + 4, IJUMP);
+	add(A(ctr_wl_ecall), IN_KERNEL, EXC);
+	add(IN_KERNEL, A(ctr_wl_ecall) + 4, TRET);
+	add(A(ctr_wl_loopbr), A(ctr_wl_loop), TAKEN);
+	add_once(A(ctr_wl_loopbr), A(ctr_wl_loopbr) + 4, NTAKEN);
+	add_once(A(ctr_wl_ret), ANYWHERE, RET);
+}
+
+static bool kernel_addr(uint64_t a)
+{
+	return (int64_t)a < 0;
+}
+
+static bool in_workload(uint64_t a)
+{
+	return a >= A(ctr_wl_begin) && a < A(ctr_wl_end);
+}
+
+static bool addr_matches(uint64_t want, uint64_t got)
+{
+	if (want == ANYWHERE)
+		return true;
+	if (want == IN_KERNEL)
+		return kernel_addr(got);
+	return want == got;
+}
+
+/*
+ * The transfer type of a record, from its perf type. Both kinds of
+ * conditional branch are PERF_BR_COND: in the workload, which has no
+ * compressed instructions, a not-taken branch goes to the next instruction;
+ * elsewhere the two cannot be told apart, and COND stands for both.
+ */
+#define COND	16
+
+static int perf_type_of(const struct perf_branch_entry *e)
+{
+	for (int t = 1; t < 16; t++) {
+		if (!perf_type[t].type && !perf_type[t].new_type)
+			continue;
+		if (e->type != perf_type[t].type ||
+		    (e->type == PERF_BR_EXTEND_ABI && e->new_type != perf_type[t].new_type))
+			continue;
+		if (t == NTAKEN || t == TAKEN) {
+			if (!in_workload(e->from))
+				return COND;
+			return e->to == e->from + 4 ? NTAKEN : TAKEN;
+		}
+		return t;
+	}
+	return -1;
+}
+
+static bool type_in(uint32_t types, int type)
+{
+	if (type == COND)
+		return types & (B(TAKEN) | B(NTAKEN));
+	return type >= 0 && (types & B(type));
+}
+
+#define PAGES		128
+#define PERIOD		500009
+#define CHUNK		2000
+#define MIN_SAMPLES	200
+#define MAX_CHUNKS	400
+
+FIXTURE(brstack) {
+	int fd;
+	struct perf_event_mmap_page *page;
+	size_t len;
+	unsigned long samples, records, in_range, lost;
+	unsigned long bad_transfer, bad_type, kernel_leak, bad_priv;
+};
+
+FIXTURE_VARIANT(brstack) {
+	uint64_t filter;	/* perf branch type filter */
+	uint32_t types;		/* the transfer types it selects */
+	bool kernel;		/* kernel branches too */
+};
+
+FIXTURE_VARIANT_ADD(brstack, any) {
+	.filter = PERF_SAMPLE_BRANCH_ANY, .types = ALL_BUT_NT,
+};
+FIXTURE_VARIANT_ADD(brstack, any_call) {
+	.filter = PERF_SAMPLE_BRANCH_ANY_CALL,
+	.types = B(EXC) | B(INTR) | B(ICALL) | B(DCALL) | B(SWAP),
+};
+FIXTURE_VARIANT_ADD(brstack, any_return) {
+	.filter = PERF_SAMPLE_BRANCH_ANY_RETURN,
+	.types = B(TRET) | B(RET) | B(SWAP),
+};
+FIXTURE_VARIANT_ADD(brstack, ind_call) {
+	.filter = PERF_SAMPLE_BRANCH_IND_CALL, .types = B(ICALL),
+};
+FIXTURE_VARIANT_ADD(brstack, call) {
+	.filter = PERF_SAMPLE_BRANCH_CALL, .types = B(DCALL),
+};
+FIXTURE_VARIANT_ADD(brstack, ind_jump) {
+	.filter = PERF_SAMPLE_BRANCH_IND_JUMP, .types = B(IJUMP) | B(ILJUMP),
+};
+FIXTURE_VARIANT_ADD(brstack, cond) {
+	.filter = PERF_SAMPLE_BRANCH_COND, .types = B(TAKEN) | B(NTAKEN),
+};
+FIXTURE_VARIANT_ADD(brstack, any_kernel) {
+	.filter = PERF_SAMPLE_BRANCH_ANY, .types = ALL_BUT_NT, .kernel = true,
+};
+FIXTURE_VARIANT_ADD(brstack, any_call_kernel) {
+	.filter = PERF_SAMPLE_BRANCH_ANY_CALL,
+	.types = B(EXC) | B(INTR) | B(ICALL) | B(DCALL) | B(SWAP), .kernel = true,
+};
+
+FIXTURE_SETUP(brstack)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.sample_period = PERIOD,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK,
+		.branch_sample_type = variant->filter | PERF_SAMPLE_BRANCH_USER |
+				      PERF_SAMPLE_BRANCH_TYPE_SAVE |
+				      PERF_SAMPLE_BRANCH_PRIV_SAVE,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.disabled = 1,
+	};
+
+	memset(self, 0, sizeof(*self));
+	fill_workload();
+	if (variant->kernel)
+		attr.branch_sample_type |= PERF_SAMPLE_BRANCH_KERNEL;
+
+	self->fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+	if (self->fd < 0 && errno == EACCES && variant->kernel)
+		SKIP(return, "kernel branches need CAP_PERFMON or paranoid <= 1");
+	if (self->fd < 0 && errno == EOPNOTSUPP)
+		SKIP(return, "no branch stack sampling on this CPU (no Ssctr?)");
+	ASSERT_GE(self->fd, 0) TH_LOG("perf_event_open: %s", strerror(errno));
+
+	self->len = (PAGES + 1) * getpagesize();
+	self->page = mmap(NULL, self->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			  self->fd, 0);
+	ASSERT_NE(MAP_FAILED, self->page);
+}
+
+FIXTURE_TEARDOWN(brstack)
+{
+	if (self->page && self->page != MAP_FAILED)
+		munmap(self->page, self->len);
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+static void check_record(struct _test_data_brstack *self,
+			 const FIXTURE_VARIANT(brstack) *variant,
+			 const struct perf_branch_entry *e)
+{
+	int type = perf_type_of(e);
+	bool k = kernel_addr(e->from) || kernel_addr(e->to);
+
+	self->records++;
+	if (!type_in(variant->types, type)) {
+		if (!self->bad_type++)
+			fprintf(stderr, "# type %u/%u not in the filter: %#llx -> %#llx\n",
+				e->type, e->new_type, e->from, e->to);
+		return;
+	}
+	if (k && !variant->kernel) {
+		if (!self->kernel_leak++)
+			fprintf(stderr, "# kernel address in a user-only record: %#llx -> %#llx\n",
+				e->from, e->to);
+		return;
+	}
+	if (e->priv != (kernel_addr(e->from ? e->from : e->to) ?
+			PERF_BR_PRIV_KERNEL : PERF_BR_PRIV_USER))
+		self->bad_priv++;
+
+	if (!in_workload(e->from) && !in_workload(e->to))
+		return;
+	self->in_range++;
+	for (int i = 0; i < nr_transfers; i++) {
+		struct transfer *t = &transfers[i];
+
+		if (t->type == type && addr_matches(t->from, e->from) &&
+		    addr_matches(t->to, e->to)) {
+			t->seen++;
+			return;
+		}
+	}
+	/* Interrupts and the returns from them land anywhere in the workload. */
+	if ((type == INTR && in_workload(e->from) && kernel_addr(e->to)) ||
+	    (type == TRET && kernel_addr(e->from) && in_workload(e->to)))
+		return;
+	if (!self->bad_transfer++)
+		fprintf(stderr, "# unexpected record %#llx -> %#llx type %d\n",
+			e->from, e->to, type);
+}
+
+/* Read the samples out of the ring buffer. */
+static void drain(struct _test_data_brstack *self,
+		  const FIXTURE_VARIANT(brstack) *variant)
+{
+	struct perf_event_mmap_page *pg = self->page;
+	char *data = (char *)pg + pg->data_offset;
+	uint64_t size = pg->data_size;
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = pg->data_tail;
+	static uint64_t rec[(6 * 1024 + 64) / 8 * 2];
+
+	while (tail < head) {
+		struct perf_event_header *h = (void *)(data + tail % size);
+		size_t n = h->size, first = size - tail % size;
+		uint64_t *p = rec;
+
+		if (n > sizeof(rec))
+			n = sizeof(rec);
+		memcpy(rec, data + tail % size, n < first ? n : first);
+		if (n > first)
+			memcpy((char *)rec + first, data, n - first);
+		tail += h->size;
+
+		h = (void *)rec;
+		if (h->type == PERF_RECORD_LOST) {
+			self->lost += rec[2];
+			continue;
+		}
+		if (h->type != PERF_RECORD_SAMPLE)
+			continue;
+		p = rec + 1;
+		self->samples++;
+		if (getenv("BRSTACK_DUMP") && self->samples == 1)
+			for (uint64_t i = 0; i < p[1]; i++) {
+				const struct perf_branch_entry *e =
+					(const struct perf_branch_entry *)(p + 2) + i;
+
+				fprintf(stderr, "# %3llu %#llx -> %#llx %u/%u\n",
+					(unsigned long long)i, e->from, e->to,
+					e->type, e->new_type);
+			}
+		if (kernel_addr(p[0]) && !self->kernel_leak++)
+			fprintf(stderr, "# kernel IP %#llx in a user-only sample\n",
+				(unsigned long long)p[0]);
+		for (uint64_t i = 0; i < p[1]; i++)
+			check_record(self, variant,
+				     (const struct perf_branch_entry *)(p + 2) + i);
+	}
+	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+TEST_F(brstack, known_control_flow)
+{
+	int chunks = 0;
+
+	ctr_workload(10);	/* fault the code in before sampling */
+	ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_ENABLE, 0));
+	while (self->samples < MIN_SAMPLES && chunks++ < MAX_CHUNKS) {
+		ctr_workload(CHUNK);
+		drain(self, variant);
+	}
+	ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0));
+	drain(self, variant);
+
+	ksft_print_msg("%lu samples, %lu records, %lu in the workload, %lu lost\n",
+		       self->samples, self->records, self->in_range, self->lost);
+	ASSERT_GE(self->samples, MIN_SAMPLES);
+	EXPECT_EQ(0, self->bad_transfer);
+	EXPECT_EQ(0, self->bad_type);
+	EXPECT_EQ(0, self->kernel_leak);
+	EXPECT_EQ(0, self->bad_priv);
+
+	for (int i = 0; i < nr_transfers; i++) {
+		struct transfer *t = &transfers[i];
+		bool kernel_end = t->from == IN_KERNEL || t->to == IN_KERNEL;
+
+		if (!(variant->types & B(t->type)) || (kernel_end && !variant->kernel))
+			continue;
+		/*
+		 * The loop exit happens once per call: whether a sample lands
+		 * close enough after it to hold it is down to chance.
+		 */
+		if (t->once)
+			continue;
+		EXPECT_NE(0, t->seen)
+			TH_LOG("never saw %#llx -> %#llx type %d",
+			       (unsigned long long)t->from,
+			       (unsigned long long)t->to, t->type);
+	}
+}
+
+TEST_HARNESS_MAIN

@@ -420,10 +420,10 @@ VISIBLE_IF_KUNIT unsigned int riscv_ctr_read_entries(struct riscv_ctr_entry *raw
  * how many. @request is the event's, @branch_sample_type says which
  * fields to fill in.
  */
-VISIBLE_IF_KUNIT unsigned int riscv_ctr_decode(const struct riscv_ctr_entry *raw,
-					      unsigned int nr, u32 request,
-					      u64 branch_sample_type,
-					      struct perf_branch_entry *out)
+VISIBLE_IF_KUNIT unsigned int
+riscv_ctr_decode(const struct riscv_ctr_entry *raw, unsigned int nr,
+		 u32 request, u64 branch_sample_type,
+		 struct perf_branch_entry *out)
 {
 	unsigned int i, n = 0;
 

@@ -22,15 +22,7 @@
 #include <linux/perf_event.h>
 
 #include "../../kselftest_harness.h"
-
-void ctr_workload(long iterations);
-extern char ctr_wl_begin[], ctr_wl_end[], ctr_wl_loop[], ctr_wl_dircall[],
-	ctr_wl_indcall[], ctr_wl_taken[], ctr_wl_taken_to[], ctr_wl_nottaken[],
-	ctr_wl_dirjump[], ctr_wl_dirjump_to[], ctr_wl_indjump[],
-	ctr_wl_indjump_to[], ctr_wl_swap[], ctr_wl_dirlink[], ctr_wl_indlink[],
-	ctr_wl_ecall[], ctr_wl_loopbr[], ctr_wl_ret[], ctr_wl_leaf[],
-	ctr_wl_leaf_ret[], ctr_wl_coroutine[], ctr_wl_coroutine_swap[],
-	ctr_wl_other[], ctr_wl_other_ret[];
+#include "workload.h"
 
 /* Control transfer types, as ctrdata.TYPE numbers them. */
 enum { EXC = 1, INTR = 2, TRET = 3, NTAKEN = 4, TAKEN = 5, ICALL = 8,
@@ -178,29 +170,37 @@ FIXTURE_VARIANT(brstack) {
 FIXTURE_VARIANT_ADD(brstack, any) {
 	.filter = PERF_SAMPLE_BRANCH_ANY, .types = ALL_BUT_NT,
 };
+
 FIXTURE_VARIANT_ADD(brstack, any_call) {
 	.filter = PERF_SAMPLE_BRANCH_ANY_CALL,
 	.types = B(EXC) | B(INTR) | B(ICALL) | B(DCALL) | B(SWAP),
 };
+
 FIXTURE_VARIANT_ADD(brstack, any_return) {
 	.filter = PERF_SAMPLE_BRANCH_ANY_RETURN,
 	.types = B(TRET) | B(RET) | B(SWAP),
 };
+
 FIXTURE_VARIANT_ADD(brstack, ind_call) {
 	.filter = PERF_SAMPLE_BRANCH_IND_CALL, .types = B(ICALL),
 };
+
 FIXTURE_VARIANT_ADD(brstack, call) {
 	.filter = PERF_SAMPLE_BRANCH_CALL, .types = B(DCALL),
 };
+
 FIXTURE_VARIANT_ADD(brstack, ind_jump) {
 	.filter = PERF_SAMPLE_BRANCH_IND_JUMP, .types = B(IJUMP) | B(ILJUMP),
 };
+
 FIXTURE_VARIANT_ADD(brstack, cond) {
 	.filter = PERF_SAMPLE_BRANCH_COND, .types = B(TAKEN) | B(NTAKEN),
 };
+
 FIXTURE_VARIANT_ADD(brstack, any_kernel) {
 	.filter = PERF_SAMPLE_BRANCH_ANY, .types = ALL_BUT_NT, .kernel = true,
 };
+
 FIXTURE_VARIANT_ADD(brstack, any_call_kernel) {
 	.filter = PERF_SAMPLE_BRANCH_ANY_CALL,
 	.types = B(EXC) | B(INTR) | B(ICALL) | B(DCALL) | B(SWAP), .kernel = true,

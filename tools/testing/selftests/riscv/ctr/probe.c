@@ -137,7 +137,7 @@ TEST(branch_stack_invalid)
 
 	if (!cpuinfo_has("ssctr"))
 		SKIP(return, "no Ssctr: every branch stack event is refused");
-	for (int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (int i = 0; i < ARRAY_SIZE(cases); i++) {
 		int fd = open_branch_event(cases[i].bst);
 
 		if (fd >= 0)

@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 
-void ctr_workload(long iterations);
+#include "workload.h"
 
 int main(int argc, char **argv)
 {

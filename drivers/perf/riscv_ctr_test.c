@@ -43,8 +43,14 @@ static int ctr_test_init(struct kunit *test)
 
 static void ctr_test_exit(struct kunit *test)
 {
-	if (riscv_ctr_num_branches())
+	unsigned long flags;
+
+	/* A per-CPU operation, as in the CPU hotplug callbacks. */
+	if (riscv_ctr_num_branches()) {
+		local_irq_save(flags);
 		riscv_ctr_reset();
+		local_irq_restore(flags);
+	}
 }
 
 static void ctr_test_depth(struct kunit *test)

@@ -155,6 +155,7 @@ static bool type_in(uint32_t types, int type)
 
 FIXTURE(brstack) {
 	int fd;
+	int companion_fd;
 	struct perf_event_mmap_page *page;
 	size_t len;
 	unsigned long samples, records, in_range, lost;
@@ -165,6 +166,11 @@ FIXTURE_VARIANT(brstack) {
 	uint64_t filter;	/* perf branch type filter */
 	uint32_t types;		/* the transfer types it selects */
 	bool kernel;		/* kernel branches too */
+	/*
+	 * Another branch event on the same task, sampling kernel calls: the
+	 * hart then records kernel branches, which this event must not see.
+	 */
+	bool companion;
 };
 
 FIXTURE_VARIANT_ADD(brstack, any) {
@@ -201,6 +207,10 @@ FIXTURE_VARIANT_ADD(brstack, any_kernel) {
 	.filter = PERF_SAMPLE_BRANCH_ANY, .types = ALL_BUT_NT, .kernel = true,
 };
 
+FIXTURE_VARIANT_ADD(brstack, any_beside_kernel_event) {
+	.filter = PERF_SAMPLE_BRANCH_ANY, .types = ALL_BUT_NT, .companion = true,
+};
+
 FIXTURE_VARIANT_ADD(brstack, any_call_kernel) {
 	.filter = PERF_SAMPLE_BRANCH_ANY_CALL,
 	.types = B(EXC) | B(INTR) | B(ICALL) | B(DCALL) | B(SWAP), .kernel = true,
@@ -220,13 +230,32 @@ FIXTURE_SETUP(brstack)
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 		.disabled = 1,
+		/* The whole buffer, not perf_event_max_stack's 127 records. */
+		.sample_max_stack = 256,
 	};
 
 	memset(self, 0, sizeof(*self));
+	self->fd = -1;
 	fill_workload();
 	if (variant->kernel)
 		attr.branch_sample_type |= PERF_SAMPLE_BRANCH_KERNEL;
 
+	self->companion_fd = -1;
+	if (variant->companion) {
+		struct perf_event_attr k = attr;
+
+		k.config = PERF_COUNT_HW_CPU_CYCLES;
+		k.exclude_kernel = 0;
+		k.branch_sample_type = PERF_SAMPLE_BRANCH_ANY_CALL |
+				       PERF_SAMPLE_BRANCH_KERNEL;
+		self->companion_fd = syscall(__NR_perf_event_open, &k, 0, -1, -1, 0);
+		if (self->companion_fd < 0 && errno == EACCES)
+			SKIP(return, "kernel branches need CAP_PERFMON or paranoid <= 1");
+		if (self->companion_fd < 0 && errno == EOPNOTSUPP)
+			SKIP(return, "no branch stack sampling on this CPU (no Ssctr?)");
+		ASSERT_LE(0, self->companion_fd)
+			TH_LOG("perf_event_open: %s", strerror(errno));
+	}
 	self->fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
 	if (self->fd < 0 && errno == EACCES && variant->kernel)
 		SKIP(return, "kernel branches need CAP_PERFMON or paranoid <= 1");
@@ -244,6 +273,8 @@ FIXTURE_TEARDOWN(brstack)
 {
 	if (self->page && self->page != MAP_FAILED)
 		munmap(self->page, self->len);
+	if (self->companion_fd >= 0)
+		close(self->companion_fd);
 	if (self->fd >= 0)
 		close(self->fd);
 }
@@ -302,7 +333,7 @@ static void drain(struct _test_data_brstack *self,
 	uint64_t size = pg->data_size;
 	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = pg->data_tail;
-	static uint64_t rec[(6 * 1024 + 64) / 8 * 2];
+	static uint64_t rec[(256 * 24 + 64) / 8 * 2];
 
 	while (tail < head) {
 		struct perf_event_header *h = (void *)(data + tail % size);
@@ -344,17 +375,22 @@ static void drain(struct _test_data_brstack *self,
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-TEST_F(brstack, known_control_flow)
+/* A kernel with KASAN and lockdep takes its time. */
+TEST_F_TIMEOUT(brstack, known_control_flow, 300)
 {
 	int chunks = 0;
 
 	ctr_workload(10);	/* fault the code in before sampling */
+	if (self->companion_fd >= 0)
+		ASSERT_EQ(0, ioctl(self->companion_fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_ENABLE, 0));
 	while (self->samples < MIN_SAMPLES && chunks++ < MAX_CHUNKS) {
 		ctr_workload(CHUNK);
 		drain(self, variant);
 	}
 	ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0));
+	if (self->companion_fd >= 0)
+		ASSERT_EQ(0, ioctl(self->companion_fd, PERF_EVENT_IOC_DISABLE, 0));
 	drain(self, variant);
 
 	ksft_print_msg("%lu samples, %lu records, %lu in the workload, %lu lost\n",

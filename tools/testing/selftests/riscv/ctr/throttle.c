@@ -185,9 +185,10 @@ TEST_F(throttle, resumes_after_unthrottle)
 	ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0));
 	drain(self);
 
-	ksft_print_msg("%lu samples (%lu while throttled), %lu throttles, %lu unthrottles, %lu followed by samples\n",
-		       self->samples, self->while_throttled, self->thr,
-		       self->unthr, self->resumed);
+	ksft_print_msg("%lu samples, %lu while throttled\n",
+		       self->samples, self->while_throttled);
+	ksft_print_msg("%lu throttles, %lu unthrottles, %lu followed by samples\n",
+		       self->thr, self->unthr, self->resumed);
 	/* The period is small enough that throttling must happen. */
 	ASSERT_LT(1, self->unthr);
 	/* Throttled, the event is stopped until perf unthrottles it. */

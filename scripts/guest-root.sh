@@ -22,10 +22,8 @@ for p in $pkgs; do
 	ls "$dl/${p%:*}_"*.deb >/dev/null 2>&1 || want+=("$p/$GUEST_SUITE")
 done
 if [ ${#want[@]} -gt 0 ]; then
-	mountpoint -q "$ROOT/proc" || mount -t proc proc "$ROOT/proc"
-	chroot "$ROOT" sh -c "cd /tmp/gdl && apt-get download -qq ${want[*]}" ||
-		{ umount "$ROOT/proc"; die "downloading guest packages failed"; }
-	umount "$ROOT/proc"
+	in_root sh -c "cd /tmp/gdl && apt-get download -qq ${want[*]}" ||
+		die "downloading guest packages failed"
 	mv "$ROOT"/tmp/gdl/*.deb "$dl/"
 fi
 

@@ -21,12 +21,23 @@ export CCACHE_DIR=${CCACHE_DIR:-$CTR_CACHE/ccache}
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-# Run a program of the trixie root from outside it, through its own loader.
+# The trixie root's loader: runs its programs from outside it.
+ROOT_LOADER=("$ROOT/lib64/ld-linux-x86-64.so.2"
+	--library-path "$ROOT/lib/x86_64-linux-gnu:$ROOT/usr/lib/x86_64-linux-gnu")
+
 root_exec() {
 	local bin=$1; shift
-	"$ROOT/lib64/ld-linux-x86-64.so.2" \
-		--library-path "$ROOT/lib/x86_64-linux-gnu:$ROOT/usr/lib/x86_64-linux-gnu" \
-		"$ROOT$bin" "$@"
+	"${ROOT_LOADER[@]}" "$ROOT$bin" "$@"
+}
+
+# Run a command inside the trixie root, with /proc mounted while it runs.
+in_root() {
+	mountpoint -q "$ROOT/proc" || mount -t proc proc "$ROOT/proc"
+	local rc=0
+	chroot "$ROOT" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		DEBIAN_FRONTEND=noninteractive "$@" || rc=$?
+	umount "$ROOT/proc" 2>/dev/null || true
+	return $rc
 }
 
 qemu() {

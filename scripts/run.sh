@@ -42,15 +42,12 @@ args=(-M virt -smp "$smp" -m "$mem" -cpu "$cpu" -nographic -no-reboot
 cmdline="console=ttyS0 panic=-1 $append"
 
 if [ -z "$run" ]; then
-	exec 3>&1
 	qemu "${args[@]}" -append "$cmdline"
 	exit
 fi
 # A scripted run never waits for input and never outlives its timeout.
 rc=0
-timeout --foreground -k 10 "$tmo" \
-	"$ROOT/lib64/ld-linux-x86-64.so.2" \
-	--library-path "$ROOT/lib/x86_64-linux-gnu:$ROOT/usr/lib/x86_64-linux-gnu" \
+timeout --foreground -k 10 "$tmo" "${ROOT_LOADER[@]}" \
 	"$ROOT/usr/bin/qemu-system-riscv64" -L "$ROOT/usr/share/qemu" \
 	"${args[@]}" -append "$cmdline ctr.run=$run" </dev/null |
 	tr -d '\r' | tee "$log" || rc=$?

@@ -34,16 +34,6 @@ setup_host() {
 		die "apt-get install ${missing[*]} failed"
 }
 
-# Run apt inside the trixie root, with /proc mounted while it runs.
-in_root() {
-	mountpoint -q "$ROOT/proc" || mount -t proc proc "$ROOT/proc"
-	local rc=0
-	chroot "$ROOT" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		DEBIAN_FRONTEND=noninteractive "$@" || rc=$?
-	umount "$ROOT/proc" 2>/dev/null || true
-	return $rc
-}
-
 setup_root() {
 	stamp root && return
 	if [ ! -e "$ROOT/.debootstrap-done" ]; then

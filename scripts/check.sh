@@ -61,6 +61,20 @@ done < <(sed -n 's/^\(test[a-z_0-9]*\) (.*) \.\.\. \(.*\)$/\1 \2/p' "$OUT/host.l
 grep -q '^OK' "$OUT/host.log" || record FAIL "host unit tests (see out/check/host.log)"
 stage_end
 
+stage_start "perf-ctr (host)"
+# tools/perf-ctr/tests/run.sh prints one "PASS|FAIL|SKIP name" line per test.
+pc_fail=0
+while read -r v rest; do
+	case $v in
+	PASS | SKIP) record "$v" "perf-ctr: $rest" ;;
+	FAIL) record FAIL "perf-ctr: $rest"; pc_fail=1 ;;
+	RC) [ "$rest" = 0 ] || [ $pc_fail = 1 ] ||
+		record FAIL "perf-ctr tests exited $rest (see out/check/perf-ctr.log)" ;;
+	esac
+done < <("$TOP/tools/perf-ctr/tests/run.sh" 2>"$OUT/perf-ctr.log"; echo "RC $?")
+grep -q . "$OUT/perf-ctr.log" && sed 's/^/#   /' "$OUT/perf-ctr.log" | tail -20
+stage_end
+
 stage_start "static checks of the series"
 run_step checkpatch "$TOP/scripts/lint.sh" checkpatch
 run_step patches-apply "$TOP/scripts/lint.sh" apply

@@ -222,8 +222,14 @@ setup_libperf() {
 	done
 }
 
+# perf-ctr's own needs (host tools, the compilers its tests feed) live in
+# scripts/setup-perfctr.sh; it follows the same stamp rules.
+setup_perfctr() {
+	"$TOP/scripts/setup-perfctr.sh"
+}
+
 steps=${*:-all}
-[ "$steps" = all ] && steps="host root qemu opensbi sparse ksrc guest libperf"
+[ "$steps" = all ] && steps="host root qemu opensbi sparse ksrc guest libperf perfctr"
 for s in $steps; do
 	"setup_$s"
 done

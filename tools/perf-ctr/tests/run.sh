@@ -1,0 +1,13 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host tests of perf-ctr: builds the tool, then runs every tests/t-*.sh.
+# Each prints "PASS name", "FAIL name" or "SKIP name (reason)" lines.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+rc=0
+for t in "$here"/t-*.sh; do
+	[ -e "$t" ] || continue
+	bash "$t" || rc=1
+done
+exit $rc

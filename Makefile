@@ -7,13 +7,14 @@
 
 S := scripts
 
-.PHONY: help setup kernel kernel-debug guest run demo check bench patches lint clean
+.PHONY: help setup kernel kernel-debug guest run demo check bench bench-perf-ctr patches lint clean
 
 help:
 	@echo "make demo     boot QEMU with CTR and show perf record -b / perf report -b"
 	@echo "make check    run every test; ends with 'N passed, N failed, N skipped'"
 	@echo "make run      interactive shell in the guest (RUN_ARGS='--cpu ...')"
 	@echo "make bench    what branch stacks cost per sample, as ratios"
+	@echo "make bench-perf-ctr  perf-ctr aggregate vs perf script and llvm-profgen"
 	@echo "make patches  write the kernel series to out/patches (git format-patch)"
 	@echo "make kernel   build the kernel (kernel-debug: KASAN, lockdep)"
 	@echo "make setup    install and fetch everything (done by the targets above)"
@@ -41,6 +42,9 @@ check:
 
 bench: guest
 	$(S)/bench.sh
+
+bench-perf-ctr: setup
+	tools/perf-ctr/tests/bench.sh
 
 patches: setup
 	$(S)/lint.sh patches

@@ -72,4 +72,7 @@ int pc_read_file(const char *file, const struct pc_handlers *h, void *ctx,
  */
 const char *pc_branch_type_name(const struct perf_branch_entry *e);
 
+/* Subcommands: argv[0] is the subcommand's name. Return the exit status. */
+int cmd_aggregate(int argc, char **argv);
+
 #endif

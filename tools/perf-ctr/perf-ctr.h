@@ -27,6 +27,9 @@ struct pc_sample {
 	const struct perf_branch_entry *br;	/* points into the reader's buffer */
 	uint64_t callchain_nr;
 	const uint64_t *callchain;
+	/* Added after the first version; appended so existing users still fit. */
+	const struct perf_event_attr *attr;	/* of the event that sampled */
+	const uint64_t *br_counters;	/* nr of them, PERF_SAMPLE_BRANCH_COUNTERS */
 };
 
 /* PERF_RECORD_MMAP and PERF_RECORD_MMAP2 (build_id_size 0 if none). */
@@ -51,6 +54,11 @@ struct pc_handlers {
 	int (*sample)(void *ctx, const struct pc_sample *s);
 	int (*mmap)(void *ctx, const struct pc_mmap *m);
 	int (*comm)(void *ctx, const struct pc_comm *c);
+	/* Optional, once per event before any record: its attr and ids. */
+	int (*attr)(void *ctx, const struct perf_event_attr *attr,
+		    const uint64_t *ids, size_t nr_ids);
+	/* Optional: each entry of the HEADER_BUILD_ID feature, after the data. */
+	int (*build_id)(void *ctx, const struct pc_mmap *b);
 };
 
 /* What went wrong, and where: printed as "FILE: offset 0x...: message". */
@@ -71,6 +79,63 @@ int pc_read_file(const char *file, const struct pc_handlers *h, void *ctx,
  * RISC-V CTR types that perf numbers as PERF_BR_NEW_ARCH_1..3.
  */
 const char *pc_branch_type_name(const struct perf_branch_entry *e);
+
+/* ---- Additions (additive only; the lines above are a shared contract) ---- */
+
+/* pc_read_file() on a buffer already in memory (8-byte aligned). */
+int pc_read_buffer(const void *buf, size_t len, const struct pc_handlers *h,
+		   void *ctx, struct pc_error *err);
+
+/* Fill ERR: printf-style message about file offset OFF. Returns -1. */
+int pc_err(struct pc_error *err, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The RISC-V types of patches/0006 (new_type with PERF_BR_EXTEND_ABI). */
+#define PC_BR_RISCV_CO_SWAP		3	/* PERF_BR_NEW_ARCH_1 */
+#define PC_BR_RISCV_IND_LINK_JUMP	4	/* PERF_BR_NEW_ARCH_2 */
+#define PC_BR_RISCV_DIR_LINK_JUMP	5	/* PERF_BR_NEW_ARCH_3 */
+
+/* Names of the 16 ctrdata.TYPE values, "" for reserved ones. */
+const char *pc_ctr_type_name(unsigned int ctr_type);
+/* The perf type/new_type the riscv_ctr driver gives a CTR type. */
+void pc_ctr_type_to_perf(unsigned int ctr_type, unsigned int *type,
+			 unsigned int *new_type);
+/* Decoded cycle count of a ctrdata value (0 when CCV is clear). */
+uint64_t pc_ctr_cycles(uint64_t ctrdata);
+
+/*
+ * perf.data writer. Add every attr first, then records; pc_writer_close()
+ * writes the header, the attrs and the features and returns 0 or -1.
+ */
+struct pc_writer;
+struct pc_writer *pc_writer_open(const char *file, struct pc_error *err);
+int pc_writer_add_attr(struct pc_writer *w, const struct perf_event_attr *attr,
+		       const uint64_t *ids, size_t nr_ids);
+/* Encodes S per the sample_type of the attr whose id is S->id (first attr if none). */
+int pc_writer_sample(struct pc_writer *w, const struct pc_sample *s);
+/* MMAP2 (with a build id when M->build_id_size, else maj/min/ino 0). */
+int pc_writer_mmap2(struct pc_writer *w, const struct pc_mmap *m);
+int pc_writer_comm(struct pc_writer *w, const struct pc_comm *c);
+/* A complete record (perf_event_header first), copied as it is. */
+int pc_writer_raw(struct pc_writer *w, const void *rec, size_t size);
+/* Remember a build id for the HEADER_BUILD_ID feature. */
+int pc_writer_build_id(struct pc_writer *w, const struct pc_mmap *m);
+int pc_writer_close(struct pc_writer *w);
+uint64_t pc_writer_nr_samples(const struct pc_writer *w);
+
+/* Print ERR as "FILE: offset 0x...: what" on stderr. */
+void pc_print_error(const char *file, const struct pc_error *err);
+
+/* Global options every subcommand honours. */
+extern int pc_verbose;
+extern const char *pc_symfs;
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_script(int argc, char **argv);
+int cmd_decode(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_synth(int argc, char **argv);
 
 /* Subcommands: argv[0] is the subcommand's name. Return the exit status. */
 int cmd_aggregate(int argc, char **argv);

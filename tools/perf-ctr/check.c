@@ -1,0 +1,11 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include "perf-ctr.h"
+
+int cmd_check(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "perf-ctr check: not implemented yet\n");
+	return 2;
+}

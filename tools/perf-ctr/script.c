@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf-ctr script: one line per sample, in the format of
+ * `perf script -F brstack` (and brstacksym, ip): each record is
+ * " FROM/TO/PRED/INTX/ABORT/CYCLES/TYPE/SPEC ", youngest first.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf-ctr.h"
+#include "symbols.h"
+
+enum { F_IP = 1, F_BRSTACK = 2, F_BRSTACKSYM = 4, F_SYM = 8 };
+
+struct script {
+	unsigned int fields;
+	bool no_spec;
+	struct pc_maps maps;
+	FILE *out;
+};
+
+static const char *const spec_names[4] = {
+	"-", "SPEC_WRONG_PATH", "NON_SPEC_CORRECT_PATH", "SPEC_CORRECT_PATH"
+};
+
+static void put_flags(FILE *f, const struct perf_branch_entry *e, bool no_spec)
+{
+	const char *pred = e->mispred ? "M" : e->predicted ? "P" : "-";
+
+	fprintf(f, "/%s/%c/%c/%u/%s", pred, e->in_tx ? 'X' : '-',
+		e->abort ? 'A' : '-', (unsigned int)e->cycles,
+		pc_branch_type_name(e));
+	/* perf 6.1 and older print no SPEC field. */
+	if (!no_spec)
+		fprintf(f, "/%s", spec_names[e->spec & 3]);
+	fputc(' ', f);
+}
+
+/* perf's "sym+0xoff", or "[unknown]". */
+static void put_sym(struct script *sc, uint32_t pid, uint64_t addr)
+{
+	struct pc_loc l;
+
+	if (pc_resolve(&sc->maps, pid, addr, &l) && l.sym)
+		fprintf(sc->out, "%s+0x%llx", l.sym->name,
+			(unsigned long long)(l.vaddr - l.sym->start));
+	else
+		fputs("[unknown]", sc->out);
+}
+
+static int on_sample(void *ctx, const struct pc_sample *s)
+{
+	struct script *sc = ctx;
+	FILE *f = sc->out;
+	uint64_t i;
+
+	if (!(s->attr->sample_type & PERF_SAMPLE_BRANCH_STACK) &&
+	    !(sc->fields & (F_IP | F_SYM)))
+		return 0;
+	if (sc->fields & F_IP)
+		fprintf(f, "%16llx", (unsigned long long)s->ip);
+	if (sc->fields & F_SYM) {
+		fputc(' ', f);
+		put_sym(sc, s->pid, s->ip);
+	}
+	for (i = 0; i < s->nr; i++) {
+		const struct perf_branch_entry *e = &s->br[i];
+
+		if (sc->fields & F_BRSTACK) {
+			fprintf(f, " 0x%llx/0x%llx", (unsigned long long)e->from,
+				(unsigned long long)e->to);
+		} else if (sc->fields & F_BRSTACKSYM) {
+			/* perf puts no space before a brstacksym record. */
+			put_sym(sc, s->pid, e->from);
+			fputc('/', f);
+			put_sym(sc, s->pid, e->to);
+		} else {
+			continue;
+		}
+		put_flags(f, e, sc->no_spec);
+	}
+	fputc('\n', f);
+	return 0;
+}
+
+static int on_mmap(void *ctx, const struct pc_mmap *m)
+{
+	struct script *sc = ctx;
+
+	return pc_maps_add(&sc->maps, m) ? -1 : 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: perf-ctr script [-i FILE] [-F FIELDS] [--no-spec]\n"
+"  One line per sample, youngest record first, as perf script prints it.\n"
+"  -i FILE     perf.data to read (default perf.data, - for stdin)\n"
+"  -F FIELDS   comma-separated: ip, sym, brstack (default), brstacksym\n"
+"  Each record is FROM/TO/PRED/INTX/ABORT/CYCLES/TYPE/SPEC, with PRED M\n"
+"  (mispredicted), P (predicted) or -. TYPE names are the same on every\n"
+"  host; RISC-V types without a generic name are RISCV_CO_SWAP,\n"
+"  RISCV_IND_LINK_JUMP and RISCV_DIR_LINK_JUMP.\n"
+"  --no-spec   leave out the SPEC field, as perf 6.1 and older do\n");
+}
+
+static int parse_fields(const char *arg, unsigned int *fields)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int ret = 0;
+
+	*fields = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "ip"))
+			*fields |= F_IP;
+		else if (!strcmp(tok, "sym"))
+			*fields |= F_SYM;
+		else if (!strcmp(tok, "brstack"))
+			*fields |= F_BRSTACK;
+		else if (!strcmp(tok, "brstacksym"))
+			*fields |= F_BRSTACKSYM;
+		else {
+			fprintf(stderr, "perf-ctr script: unknown field '%s'\n", tok);
+			ret = -1;
+		}
+	}
+	free(copy);
+	return ret;
+}
+
+int cmd_script(int argc, char **argv)
+{
+	const char *in = "perf.data";
+	struct script sc = { .fields = F_BRSTACK, .out = stdout };
+	struct pc_handlers h = { .sample = on_sample, .mmap = on_mmap };
+	struct pc_error err = { 0 };
+	static char obuf[1 << 20];
+	int i, ret;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "-i") && i + 1 < argc) {
+			in = argv[++i];
+		} else if (!strcmp(argv[i], "--no-spec")) {
+			sc.no_spec = true;
+		} else if (!strcmp(argv[i], "-F") && i + 1 < argc) {
+			if (parse_fields(argv[++i], &sc.fields))
+				return 2;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	ret = pc_read_file(in, &h, &sc, &err);
+	fflush(stdout);
+	pc_maps_free(&sc.maps);
+	if (ret) {
+		pc_print_error(in, &err);
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The consumers of perf-ctr aggregate's profiles, for its tests and its
+# benchmark. Idempotent; every step leaves a stamp in $CTR_CACHE.
+#
+#   host (bookworm): autofdo (create_gcov), llvm-14 (llvm-profdata), time
+#   trixie root:     llvm-19 (llvm-profgen handles RISC-V from 19 on)
+#
+# A package that cannot be installed is reported, not fatal: the tests
+# that need it skip and say why.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+stamp() { [ -e "$CTR_CACHE/.stamp-$1" ]; }
+mark() { date > "$CTR_CACHE/.stamp-$1"; }
+
+[ "$(id -u)" = 0 ] || { say "setup-afdo: not root, nothing installed"; exit 0; }
+mkdir -p "$CTR_CACHE"
+
+HOST_PKGS="autofdo llvm-14 time gcc-riscv64-linux-gnu libelf-dev libdw-dev"
+
+host_pkgs() {
+	stamp afdo-host && return 0
+	local missing=() p
+	for p in $HOST_PKGS; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'ok installed' || missing+=("$p")
+	done
+	if [ ${#missing[@]} != 0 ]; then
+		say "installing host packages: ${missing[*]}"
+		apt-get update -qq || say "apt-get update reported errors; trying anyway"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends "${missing[@]}" >/dev/null ||
+			{ say "apt-get install ${missing[*]} failed"; return 1; }
+	fi
+	mark afdo-host
+}
+
+# llvm-profgen (LLVM >= 19) lives in the trixie root and runs through its
+# loader (root_exec), like QEMU.
+root_llvm() {
+	stamp afdo-llvm19 && return 0
+	[ -e "$ROOT/.debootstrap-done" ] ||
+		{ say "no trixie root at $ROOT (scripts/setup.sh root): no llvm-profgen"; return 1; }
+	say "installing llvm-19 into the trixie root"
+	in_root apt-get install -y -qq --no-install-recommends llvm-19 >/dev/null ||
+		{ in_root apt-get update -qq &&
+		  in_root apt-get install -y -qq --no-install-recommends llvm-19 >/dev/null; } ||
+		{ say "apt-get install llvm-19 in $ROOT failed"; return 1; }
+	[ -x "$ROOT/usr/lib/llvm-19/bin/llvm-profgen" ] ||
+		{ say "llvm-19 has no llvm-profgen"; return 1; }
+	mark afdo-llvm19
+}
+
+host_pkgs
+root_llvm
+exit 0

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * perf-ctr aggregate: the AutoFDO pipeline's internal interfaces.
+ *
+ *   afdo_map.c   hash tables of counts keyed by (a, b)
+ *   afdo_elf.c   the profiled binary: segments, text, RISC-V lengths
+ *   afdo_sym.c   libdw: inline stacks of an address
+ *   afdo_out.c   the four output formats
+ *   aggregate.c  the subcommand: options, relocation, counting
+ */
+#ifndef PERF_CTR_AFDO_H
+#define PERF_CTR_AFDO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- counts keyed by a pair of addresses (b = 0 for single addresses) ---- */
+
+struct afdo_cnt {
+	uint64_t a, b, n;		/* n == 0: empty slot */
+};
+
+struct afdo_map {
+	struct afdo_cnt *t;
+	size_t mask;			/* capacity - 1 (a power of two) */
+	size_t used;
+};
+
+int afdo_map_init(struct afdo_map *m, size_t cap);
+void afdo_map_free(struct afdo_map *m);
+int afdo_map_grow(struct afdo_map *m);
+
+static inline size_t afdo_hash(uint64_t a, uint64_t b)
+{
+	uint64_t h = (a ^ (b * 0xc2b2ae3d27d4eb4fULL)) * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h ^ (h >> 31));
+}
+
+/* Add N to (A, B). Returns 0, or -1 when out of memory. */
+static inline int afdo_map_add(struct afdo_map *m, uint64_t a, uint64_t b,
+			       uint64_t n)
+{
+	size_t i = afdo_hash(a, b) & m->mask;
+
+	for (;;) {
+		struct afdo_cnt *c = &m->t[i];
+
+		if (c->n == 0)
+			break;
+		if (c->a == a && c->b == b) {
+			c->n += n;
+			return 0;
+		}
+		i = (i + 1) & m->mask;
+	}
+	if ((m->used + 1) * 4 > (m->mask + 1) * 3) {
+		if (afdo_map_grow(m))
+			return -1;
+		return afdo_map_add(m, a, b, n);
+	}
+	m->t[i].a = a;
+	m->t[i].b = b;
+	m->t[i].n = n;
+	m->used++;
+	return 0;
+}
+
+uint64_t afdo_map_get(const struct afdo_map *m, uint64_t a, uint64_t b);
+/* The entries sorted by (a, b); *NR gets their number. free() the result. */
+struct afdo_cnt *afdo_map_sorted(const struct afdo_map *m, size_t *nr);
+
+/* ---- the profiled binary ---- */
+
+struct afdo_seg {
+	uint64_t vaddr, offset, filesz;
+	uint32_t flags;			/* PF_X, PF_W, PF_R */
+};
+
+struct afdo_text {
+	uint64_t addr, size;
+	const uint8_t *data;
+	const char *name;
+};
+
+#define AFDO_MAX_SEGS 32
+#define AFDO_MAX_TEXT 32
+
+struct afdo_bin {
+	const char *path;
+	int fd;
+	void *elf;			/* Elf * */
+	bool is64, pie;
+	uint8_t build_id[20];
+	unsigned int build_id_size;
+	struct afdo_seg seg[AFDO_MAX_SEGS];
+	unsigned int nseg;
+	struct afdo_text text[AFDO_MAX_TEXT];
+	unsigned int ntext;
+	uint64_t text_lo, text_hi;	/* bounds of all executable sections */
+	uint64_t first_load;		/* p_vaddr of the first PT_LOAD */
+	uint64_t first_exec_page;	/* of the first PF_X PT_LOAD, 4K aligned */
+};
+
+int afdo_bin_open(struct afdo_bin *b, const char *path, char *err, size_t errlen);
+void afdo_bin_close(struct afdo_bin *b);
+
+/* The executable section holding ADDR, or NULL. */
+static inline const struct afdo_text *afdo_text_at(const struct afdo_bin *b,
+						   uint64_t addr)
+{
+	unsigned int i;
+
+	if (addr < b->text_lo || addr >= b->text_hi)
+		return NULL;
+	for (i = 0; i < b->ntext; i++)
+		if (addr - b->text[i].addr < b->text[i].size)
+			return &b->text[i];
+	return NULL;
+}
+
+/*
+ * Length of the RISC-V instruction at ADDR: 2 or 4, 0 when ADDR is not in
+ * the text or the encoding is a reserved longer one (or cut by the end of
+ * the section). *INSN gets its bits.
+ */
+unsigned int afdo_insn(const struct afdo_bin *b, uint64_t addr, uint32_t *insn);
+
+enum afdo_call { AFDO_NOT_CALL, AFDO_CALL, AFDO_ICALL };
+enum afdo_call afdo_call_kind(const struct afdo_bin *b, uint64_t addr);
+
+/* ---- symbolization ---- */
+
+struct afdo_frame {
+	const char *name;		/* linkage name, else name */
+	int decl_line;			/* of the function of this frame */
+	int line;			/* in this frame: call site or the line */
+	unsigned int discr;
+};
+
+#define AFDO_MAX_INLINE 64
+
+struct afdo_sym;
+struct afdo_sym *afdo_sym_open(struct afdo_bin *b, char *err, size_t errlen);
+void afdo_sym_close(struct afdo_sym *s);
+/*
+ * Inline stack of ADDR, outermost function first. Returns the number of
+ * frames (0 when nothing is known). Names live as long as S.
+ */
+int afdo_sym_frames(struct afdo_sym *s, uint64_t addr, struct afdo_frame *f,
+		    int max);
+/* Name and entry address of the function around ADDR (symbol table). */
+const char *afdo_sym_func(struct afdo_sym *s, uint64_t addr, uint64_t *entry);
+
+/* ---- the aggregate and its outputs ---- */
+
+extern int afdo_verbose;
+
+struct afdo_stats {
+	uint64_t samples, records;
+	uint64_t samples_other;		/* ip outside the binary */
+	uint64_t ranges, ranges_bad_order, ranges_outside, ranges_misaligned;
+	uint64_t branches, branches_outside;
+	uint64_t empty_stacks;
+	uint64_t unmapped_mode;		/* samples taken as link-time addresses */
+};
+
+struct afdo_agg {
+	struct afdo_map ranges;		/* (begin, end): end = last instruction */
+	struct afdo_map branches;	/* (from, to) */
+	struct afdo_map addrs;		/* (ip, 0) */
+	struct afdo_stats st;
+};
+
+enum afdo_format {
+	AFDO_FMT_AUTOFDO_TEXT,
+	AFDO_FMT_LLVM_UNSYM,
+	AFDO_FMT_LLVM_TEXT,
+	AFDO_FMT_GCOV,
+};
+
+int afdo_write_autofdo_text(FILE *f, const struct afdo_agg *g,
+			    const struct afdo_bin *b);
+int afdo_write_llvm_unsym(FILE *f, const struct afdo_agg *g,
+			  const struct afdo_bin *b);
+int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
+			  const struct afdo_agg *g, struct afdo_bin *b,
+			  char *err, size_t errlen);
+
+#endif

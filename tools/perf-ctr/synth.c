@@ -391,11 +391,54 @@ static const struct site *next_site(const struct synth *s, uint64_t pc)
 	return NULL;
 }
 
+/* The start of the function holding ADDR, or ADDR itself. */
+static uint64_t next_func_start(const struct synth *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nr_funcs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->funcs[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < s->funcs[lo - 1].end ? s->funcs[lo - 1].start : addr;
+}
+
 static const uint8_t kind_ctr_type[] = {
 	[K_COND] = 5, [K_JUMP] = 11, [K_CALL] = 9, [K_INDCALL] = 8,
 	[K_RET] = 13, [K_INDJUMP] = 10, [K_COSWAP] = 12, [K_INDLINK] = 14,
 	[K_DIRLINK] = 15,
 };
+
+/*
+ * A target for a taken transfer at SITE. It must have a site after it in
+ * its function, or the walk would have to jump without a record, which
+ * would break the chain of ranges.
+ */
+static uint64_t pick_target(struct synth *s, const struct site *site)
+{
+	uint64_t to = site->target;
+	int tries;
+
+	for (tries = 0; tries < 64; tries++) {
+		if (site->kind == K_RET && s->nr_calls) {
+			const struct site *c = &s->sites[s->calls[rnd(s) % s->nr_calls]];
+
+			to = c->pc + c->len;
+		} else if (tries || !to || to < s->text_start || to >= s->text_end) {
+			to = s->sites[rnd(s) % s->nr_sites].pc;
+			/* Some function start before it, or the site itself. */
+			if (rnd(s) % 2)
+				to = next_func_start(s, to);
+		}
+		if (next_site(s, to))
+			return to;
+	}
+	return s->sites[rnd(s) % s->nr_sites].pc;
+}
 
 /* One taken transfer from the walker's position; moves the walker. */
 static void step(struct synth *s, uint64_t *pc, struct perf_branch_entry *e)
@@ -404,28 +447,18 @@ static void step(struct synth *s, uint64_t *pc, struct perf_branch_entry *e)
 	unsigned int type, new_type;
 	uint64_t to;
 
-	for (;;) {
-		site = next_site(s, *pc);
-		if (!site) {
-			/* Ran off the function: restart at some function. */
-			*pc = s->funcs[rnd(s) % s->nr_funcs].start;
-			continue;
-		}
-		/* Not-taken branches are not recorded: walk past them. */
-		if (site->kind == K_COND && rnd(s) % 8 < 3) {
-			*pc = site->pc + site->len;
-			continue;
-		}
-		break;
-	}
-	to = site->target;
-	if (site->kind == K_RET && s->nr_calls) {
-		const struct site *c = &s->sites[s->calls[rnd(s) % s->nr_calls]];
+	site = next_site(s, *pc);
+	if (!site)	/* only the very first position can be off the sites */
+		site = &s->sites[0];
+	/* Not-taken branches are not recorded: walk past them. */
+	while (site->kind == K_COND && rnd(s) % 8 < 3) {
+		const struct site *n = next_site(s, site->pc + site->len);
 
-		to = c->pc + c->len;
-	} else if (!to || to < s->text_start || to >= s->text_end) {
-		to = s->funcs[rnd(s) % s->nr_funcs].start;
+		if (!n)
+			break;
+		site = n;
 	}
+	to = pick_target(s, site);
 	memset(e, 0, sizeof(*e));
 	e->from = site->pc + s->bias;
 	e->to = to + s->bias;

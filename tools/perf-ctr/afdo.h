@@ -85,6 +85,11 @@ struct afdo_text {
 	const char *name;
 };
 
+struct afdo_fsym {
+	uint64_t addr, size;
+	const char *name;
+};
+
 #define AFDO_MAX_SEGS 32
 #define AFDO_MAX_TEXT 32
 
@@ -102,6 +107,8 @@ struct afdo_bin {
 	uint64_t text_lo, text_hi;	/* bounds of all executable sections */
 	uint64_t first_load;		/* p_vaddr of the first PT_LOAD */
 	uint64_t first_exec_page;	/* of the first PF_X PT_LOAD, 4K aligned */
+	struct afdo_fsym *fs;		/* STT_FUNC symbols by address */
+	size_t nfs;
 };
 
 int afdo_bin_open(struct afdo_bin *b, const char *path, char *err, size_t errlen);
@@ -127,6 +134,9 @@ static inline const struct afdo_text *afdo_text_at(const struct afdo_bin *b,
  * the section). *INSN gets its bits.
  */
 unsigned int afdo_insn(const struct afdo_bin *b, uint64_t addr, uint32_t *insn);
+
+/* The function symbol around ADDR (NULL if none); *ENTRY its address. */
+const char *afdo_func_at(const struct afdo_bin *b, uint64_t addr, uint64_t *entry);
 
 enum afdo_call { AFDO_NOT_CALL, AFDO_CALL, AFDO_ICALL };
 enum afdo_call afdo_call_kind(const struct afdo_bin *b, uint64_t addr);
@@ -162,6 +172,7 @@ struct afdo_stats {
 	uint64_t samples, records;
 	uint64_t samples_other;		/* ip outside the binary */
 	uint64_t ranges, ranges_bad_order, ranges_outside, ranges_misaligned;
+	uint64_t ranges_cross_func;	/* unique ones, dropped before output */
 	uint64_t branches, branches_outside;
 	uint64_t empty_stacks;
 	uint64_t unmapped_mode;		/* samples taken as link-time addresses */

@@ -5,6 +5,7 @@
  * bytes from which RISC-V instruction lengths are decoded.
  */
 #include <fcntl.h>
+#include <stdlib.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -42,6 +43,89 @@ static void read_build_id(struct afdo_bin *b, Elf *elf)
 			return;
 		}
 	}
+}
+
+static int cmp_fsym(const void *x, const void *y)
+{
+	const struct afdo_fsym *p = x, *q = y;
+
+	if (p->addr != q->addr)
+		return p->addr < q->addr ? -1 : 1;
+	if (p->size != q->size)		/* the sized one first */
+		return p->size > q->size ? -1 : 1;
+	return strcmp(p->name, q->name);
+}
+
+/* STT_FUNC symbols of .symtab, else of .dynsym, sorted by address. */
+static void load_symtab(struct afdo_bin *b, Elf *elf)
+{
+	int pass;
+
+	for (pass = 0; pass < 2 && !b->nfs; pass++) {
+		Elf_Scn *scn = NULL;
+
+		while ((scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *d;
+			size_t i, n;
+			struct afdo_fsym *v;
+
+			if (!gelf_getshdr(scn, &sh) ||
+			    sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) ||
+			    !sh.sh_entsize)
+				continue;
+			d = elf_getdata(scn, NULL);
+			if (!d)
+				continue;
+			n = sh.sh_size / sh.sh_entsize;
+			v = realloc(b->fs, (b->nfs + n + 1) * sizeof(*v));
+			if (!v)
+				return;
+			b->fs = v;
+			for (i = 0; i < n; i++) {
+				GElf_Sym sym;
+				const char *name;
+
+				if (!gelf_getsym(d, (int)i, &sym) ||
+				    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+				    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+					continue;
+				name = elf_strptr(elf, sh.sh_link, sym.st_name);
+				if (!name || !*name)
+					continue;
+				b->fs[b->nfs].addr = sym.st_value;
+				b->fs[b->nfs].size = sym.st_size;
+				b->fs[b->nfs].name = name;
+				b->nfs++;
+			}
+		}
+	}
+	if (b->fs)
+		qsort(b->fs, b->nfs, sizeof(*b->fs), cmp_fsym);
+}
+
+const char *afdo_func_at(const struct afdo_bin *b, uint64_t addr, uint64_t *entry)
+{
+	size_t lo = 0, hi = b->nfs;
+	const struct afdo_fsym *f;
+
+	while (lo < hi) {		/* first symbol above ADDR */
+		size_t mid = (lo + hi) / 2;
+
+		if (b->fs[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	f = &b->fs[lo - 1];
+	while (f > b->fs && f[-1].addr == f->addr)	/* aliases: the first */
+		f--;
+	if (f->size && addr - f->addr >= f->size)
+		return NULL;
+	*entry = f->addr;
+	return f->name;
 }
 
 int afdo_bin_open(struct afdo_bin *b, const char *path, char *err, size_t errlen)
@@ -130,6 +214,7 @@ int afdo_bin_open(struct afdo_bin *b, const char *path, char *err, size_t errlen
 		goto fail;
 	}
 	read_build_id(b, elf);
+	load_symtab(b, elf);
 	return 0;
 fail:
 	afdo_bin_close(b);
@@ -138,6 +223,9 @@ fail:
 
 void afdo_bin_close(struct afdo_bin *b)
 {
+	free(b->fs);
+	b->fs = NULL;
+	b->nfs = 0;
 	if (b->elf)
 		elf_end(b->elf);
 	b->elf = NULL;

@@ -7,82 +7,16 @@
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <gelf.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
 #include "afdo.h"
 
-struct afdo_fsym {
-	uint64_t addr, size;
-	const char *name;
-};
-
 struct afdo_sym {
 	struct afdo_bin *bin;
 	Dwarf *dbg;
-	struct afdo_fsym *fs;
-	size_t nfs;
 };
-
-static int cmp_fsym(const void *x, const void *y)
-{
-	const struct afdo_fsym *p = x, *q = y;
-
-	if (p->addr != q->addr)
-		return p->addr < q->addr ? -1 : 1;
-	/* prefer the sized, global-looking one first */
-	if (p->size != q->size)
-		return p->size > q->size ? -1 : 1;
-	return 0;
-}
-
-static void load_symtab(struct afdo_sym *s, Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-	int pass;
-
-	/* .symtab if there is one, else .dynsym */
-	for (pass = 0; pass < 2 && !s->nfs; pass++) {
-		scn = NULL;
-		while ((scn = elf_nextscn(elf, scn))) {
-			GElf_Shdr sh;
-			Elf_Data *d;
-			size_t i, n;
-
-			if (!gelf_getshdr(scn, &sh) ||
-			    sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) ||
-			    !sh.sh_entsize)
-				continue;
-			d = elf_getdata(scn, NULL);
-			if (!d)
-				continue;
-			n = sh.sh_size / sh.sh_entsize;
-			s->fs = realloc(s->fs, (s->nfs + n) * sizeof(*s->fs));
-			if (!s->fs) {
-				s->nfs = 0;
-				return;
-			}
-			for (i = 0; i < n; i++) {
-				GElf_Sym sym;
-				const char *name;
-
-				if (!gelf_getsym(d, i, &sym) ||
-				    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-				    sym.st_shndx == SHN_UNDEF || !sym.st_value)
-					continue;
-				name = elf_strptr(elf, sh.sh_link, sym.st_name);
-				if (!name || !*name)
-					continue;
-				s->fs[s->nfs].addr = sym.st_value;
-				s->fs[s->nfs].size = sym.st_size;
-				s->fs[s->nfs].name = name;
-				s->nfs++;
-			}
-		}
-	}
-	qsort(s->fs, s->nfs, sizeof(*s->fs), cmp_fsym);
-}
 
 struct afdo_sym *afdo_sym_open(struct afdo_bin *b, char *err, size_t errlen)
 {
@@ -100,7 +34,6 @@ struct afdo_sym *afdo_sym_open(struct afdo_bin *b, char *err, size_t errlen)
 		free(s);
 		return NULL;
 	}
-	load_symtab(s, b->elf);
 	return s;
 }
 
@@ -109,35 +42,12 @@ void afdo_sym_close(struct afdo_sym *s)
 	if (!s)
 		return;
 	dwarf_end(s->dbg);
-	free(s->fs);
 	free(s);
 }
 
 const char *afdo_sym_func(struct afdo_sym *s, uint64_t addr, uint64_t *entry)
 {
-	size_t lo = 0, hi = s->nfs;
-
-	/* last symbol at or below ADDR */
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (s->fs[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	while (lo > 0) {
-		const struct afdo_fsym *f = &s->fs[lo - 1];
-
-		/* several symbols may share an address: take the first */
-		while (lo > 1 && s->fs[lo - 2].addr == f->addr)
-			f = &s->fs[--lo - 1];
-		if (f->size && addr - f->addr >= f->size)
-			return NULL;
-		*entry = f->addr;
-		return f->name;
-	}
-	return NULL;
+	return afdo_func_at(s->bin, addr, entry);
 }
 
 static const char *die_name(Dwarf_Die *d)
@@ -163,13 +73,19 @@ static int die_udata(Dwarf_Die *d, unsigned int at)
 	return (int)w;
 }
 
+/*
+ * dwarf_getscopes() follows an inlined instance into its abstract
+ * definition; the callers are found with dwarf_getscopes_die() on the
+ * instance, as addr2line -i does.
+ */
 int afdo_sym_frames(struct afdo_sym *s, uint64_t addr, struct afdo_frame *f,
 		    int max)
 {
-	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Die cu, chain[AFDO_MAX_INLINE], *scopes = NULL;
 	Dwarf_Line *ln;
-	int line = 0, n, i, k = 0, nf = 0, idx[AFDO_MAX_INLINE];
+	int line = 0, n, i, k = 0, nf = 0;
 	unsigned int discr = 0;
+	bool done = false;
 
 	if (!dwarf_addrdie(s->dbg, addr, &cu))
 		return 0;
@@ -179,19 +95,39 @@ int afdo_sym_frames(struct afdo_sym *s, uint64_t addr, struct afdo_frame *f,
 		dwarf_linediscriminator(ln, &discr);
 	}
 	n = dwarf_getscopes(&cu, addr, &scopes);
-	if (n <= 0)
-		return 0;
-	/* scopes[0] is the innermost; stop at the enclosing subprogram */
-	for (i = 0; i < n && k < AFDO_MAX_INLINE; i++) {
-		int tag = dwarf_tag(&scopes[i]);
+	/* chain[] gets the function-like scopes, innermost first */
+	while (n > 0 && !done && k < AFDO_MAX_INLINE) {
+		Dwarf_Die *next = NULL;
+		int tag = 0;
 
-		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
-			idx[k++] = i;
-		if (tag == DW_TAG_subprogram)
+		for (i = k ? 1 : 0; i < n; i++) {
+			tag = dwarf_tag(&scopes[i]);
+			if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
+				break;
+		}
+		if (i == n)
 			break;
+		chain[k++] = scopes[i];
+		if (tag == DW_TAG_subprogram) {
+			done = true;
+			break;
+		}
+		/* the instance's own containing scopes; [0] is itself */
+		n = dwarf_getscopes_die(&chain[k - 1], &next);
+		free(scopes);
+		scopes = next;
+	}
+	free(scopes);
+	if (k && ln) {
+		/* a line of another file than the function's: no offset */
+		const char *lf = dwarf_linesrc(ln, NULL, NULL);
+		const char *df = dwarf_decl_file(&chain[0]);
+
+		if (lf && df && strcmp(lf, df))
+			line = 0;
 	}
 	for (i = k - 1; i >= 0 && nf < max; i--) {
-		Dwarf_Die *d = &scopes[idx[i]];
+		Dwarf_Die *d = &chain[i];
 		const char *name = die_name(d);
 
 		if (!name)
@@ -201,7 +137,7 @@ int afdo_sym_frames(struct afdo_sym *s, uint64_t addr, struct afdo_frame *f,
 		dwarf_decl_line(d, &f[nf].decl_line);
 		if (i > 0) {
 			/* where this frame called the next inner one */
-			f[nf].line = die_udata(&scopes[idx[i - 1]], DW_AT_call_line);
+			f[nf].line = die_udata(&chain[i - 1], DW_AT_call_line);
 			f[nf].discr = 0;
 		} else {
 			f[nf].line = line;
@@ -209,6 +145,5 @@ int afdo_sym_frames(struct afdo_sym *s, uint64_t addr, struct afdo_frame *f,
 		}
 		nf++;
 	}
-	free(scopes);
 	return nf;
 }

@@ -321,6 +321,42 @@ out:
 	return rc;
 }
 
+/*
+ * A fall-through range never leaves its function: drop the unique ranges
+ * whose ends lie in different function symbols (a stripped binary keeps
+ * all). Done once on the unique ranges, not per record.
+ */
+static int drop_cross_function(struct afdo_agg *g, const struct afdo_bin *b)
+{
+	struct afdo_map m;
+	size_t i;
+
+	if (!b->nfs)
+		return 0;
+	if (afdo_map_init(&m, (g->ranges.used + 1) * 2))
+		return -1;
+	for (i = 0; i <= g->ranges.mask; i++) {
+		const struct afdo_cnt *r = &g->ranges.t[i];
+		uint64_t e1 = 1, e2 = 2;
+
+		if (!r->n)
+			continue;
+		afdo_func_at(b, r->a, &e1);
+		afdo_func_at(b, r->b, &e2);
+		if (e1 != e2) {
+			g->st.ranges_cross_func++;
+			continue;
+		}
+		if (afdo_map_add(&m, r->a, r->b, r->n)) {
+			afdo_map_free(&m);
+			return -1;
+		}
+	}
+	afdo_map_free(&g->ranges);
+	g->ranges = m;
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -361,7 +397,7 @@ static void print_stats(const struct agg_ctx *c)
 	fprintf(stderr,
 		"perf-ctr aggregate: %llu samples (%llu outside %s, %llu with no records), %llu records\n"
 		"  branches: %llu, %llu unique, %llu with an end outside the binary's text\n"
-		"  ranges: %llu, %llu unique; rejected: %llu start after end, %llu outside the text or across sections, %llu misaligned\n"
+		"  ranges: %llu, %llu unique; rejected: %llu start after end, %llu outside the text or across sections, %llu misaligned, %llu unique across functions\n"
 		"  sample addresses: %llu unique; mappings: %llu seen, %llu of the binary\n",
 		(unsigned long long)st->samples, (unsigned long long)st->samples_other,
 		c->bin_base, (unsigned long long)st->empty_stacks,
@@ -372,6 +408,7 @@ static void print_stats(const struct agg_ctx *c)
 		(unsigned long long)st->ranges_bad_order,
 		(unsigned long long)st->ranges_outside,
 		(unsigned long long)st->ranges_misaligned,
+		(unsigned long long)st->ranges_cross_func,
 		(unsigned long long)c->g.addrs.used,
 		(unsigned long long)c->mmaps_seen, (unsigned long long)c->mmaps_bin);
 }
@@ -480,6 +517,11 @@ int cmd_aggregate(int argc, char **argv)
 		fprintf(stderr, "%s: offset 0x%llx: %s\n", input,
 			(unsigned long long)perr.offset,
 			perr.msg[0] ? perr.msg : "error");
+		rc = 1;
+		goto done;
+	}
+	if (drop_cross_function(&c.g, &bin)) {
+		fprintf(stderr, "perf-ctr aggregate: out of memory\n");
 		rc = 1;
 		goto done;
 	}

@@ -163,7 +163,8 @@ static int index_events(struct rd *r, uint64_t off)
 			r->ids[n++].ev = i;
 		}
 	r->nr_ids = n;
-	qsort(r->ids, n, sizeof(*r->ids), cmp_id);
+	if (n > 1)
+		qsort(r->ids, n, sizeof(*r->ids), cmp_id);
 	r->ids_sorted = true;
 
 	r->id_pos = -1;
@@ -483,7 +484,7 @@ static int parse_header_attr(struct rd *r, const uint8_t *rec, uint64_t off)
 	if (asize < PERF_ATTR_SIZE_VER0 || asize > payload || asize % 8)
 		return pc_err(r->err, off + 12, "bad attr size %u", asize);
 	nr = (payload - asize) / 8;
-	if (r->nr_pipe_ids + nr > r->cap_pipe_ids) {
+	if (!r->pipe_ids || r->nr_pipe_ids + nr > r->cap_pipe_ids) {
 		/*
 		 * Events keep pointers into this array: reallocate, then
 		 * repoint them all.

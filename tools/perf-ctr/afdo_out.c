@@ -100,6 +100,7 @@ struct inst {
 	const char *name;
 	int decl_line;
 	uint64_t head, total;
+	uint64_t insn_sum;		/* counts of its own instructions */
 	struct body *body;
 	size_t nbody, cbody;
 	struct kid *kids;
@@ -112,7 +113,8 @@ struct inst {
 struct tree {
 	struct inst *top[TOP_HASH];
 	size_t ntop;
-	bool nodiscr;
+	bool nodiscr;			/* GCC 12: no discriminators */
+	bool llvm_discr;		/* LLVM: base discriminators */
 	uint64_t skipped_lines;		/* before the function's line, or 0 */
 };
 
@@ -208,8 +210,29 @@ static bool line_off(struct tree *t, const struct afdo_frame *f, uint32_t *off)
 	return true;
 }
 
+/*
+ * LLVM encodes a base discriminator and duplication factors in the DWARF
+ * discriminator; its sample profiles carry the base only (what clang
+ * -fprofile-sample-use compares with). GCC's are plain numbers.
+ */
+static uint32_t llvm_base_discr(uint32_t d)
+{
+	if (d & 1)
+		return 0;
+	d >>= 1;
+	return (d & 0x20) ? (((d >> 1) & 0xfe0) | (d & 0x1f)) : (d & 0x1f);
+}
+
+static uint32_t discr_of(const struct tree *t, uint32_t d)
+{
+	if (t->nodiscr)
+		return 0;
+	return t->llvm_discr ? llvm_base_discr(d) : d;
+}
+
 /* The body entry of the innermost frame of F, creating instances on the way. */
-static struct body *locate(struct tree *t, const struct afdo_frame *f, int nf)
+static struct body *locate(struct tree *t, const struct afdo_frame *f, int nf,
+			   struct inst **leaf)
 {
 	struct inst *in = top_inst(t, f[0].name, f[0].decl_line);
 	uint32_t off;
@@ -218,12 +241,14 @@ static struct body *locate(struct tree *t, const struct afdo_frame *f, int nf)
 	for (k = 0; k + 1 < nf; k++) {
 		if (!line_off(t, &f[k], &off))
 			return NULL;
-		in = kid_inst(in, off, t->nodiscr ? 0 : f[k].discr,
+		in = kid_inst(in, off, discr_of(t, f[k].discr),
 			      f[k + 1].name, f[k + 1].decl_line);
 	}
 	if (!line_off(t, &f[nf - 1], &off))
 		return NULL;
-	return body_at(in, off, t->nodiscr ? 0 : f[nf - 1].discr);
+	if (leaf)
+		*leaf = in;
+	return body_at(in, off, discr_of(t, f[nf - 1].discr));
 }
 
 struct sweep_ev {
@@ -243,13 +268,17 @@ static void add_insn(struct tree *t, struct afdo_sym *s, uint64_t addr,
 {
 	struct afdo_frame f[AFDO_MAX_INLINE];
 	int nf = afdo_sym_frames(s, addr, f, AFDO_MAX_INLINE);
+	struct inst *in = NULL;
 	struct body *bd;
 
 	if (nf <= 0)
 		return;
-	bd = locate(t, f, nf);
-	if (bd && bd->n < n)
+	bd = locate(t, f, nf, &in);
+	if (!bd)
+		return;
+	if (bd->n < n)
 		bd->n = n;
+	in->insn_sum += n;
 }
 
 /* Counts of every instruction covered by a range: a sweep over events. */
@@ -333,7 +362,7 @@ static int add_calls(struct tree *t, struct afdo_sym *s,
 		nf = afdo_sym_frames(s, v[i].a, f, AFDO_MAX_INLINE);
 		if (nf <= 0)
 			continue;
-		bd = locate(t, f, nf);
+		bd = locate(t, f, nf, NULL);
 		if (!bd)
 			continue;
 		bd->indirect |= kind == AFDO_ICALL;
@@ -356,7 +385,12 @@ static int add_calls(struct tree *t, struct afdo_sym *s,
 	return 0;
 }
 
-static uint64_t compute_total(struct inst *in)
+/*
+ * The total of an instance: GCC sums its line counts itself; LLVM's is
+ * the sum over instructions (as llvm-profgen computes it) and the
+ * totals of the instances inlined into it.
+ */
+static uint64_t compute_total(struct inst *in, bool llvm)
 {
 	size_t i;
 	uint64_t sum = 0;
@@ -372,8 +406,10 @@ static uint64_t compute_total(struct inst *in)
 			in->body[i].n = ts;
 		sum += in->body[i].n;
 	}
+	if (llvm)
+		sum = in->insn_sum > sum ? in->insn_sum : sum;
 	for (i = 0; i < in->nkids; i++)
-		sum += compute_total(in->kids[i].in);
+		sum += compute_total(in->kids[i].in, llvm);
 	in->total = sum;
 	return sum;
 }
@@ -706,6 +742,7 @@ int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
 	}
 	/* GCC 12 keys counts by line offset only: fold discriminators */
 	t->nodiscr = fmt == AFDO_FMT_GCOV;
+	t->llvm_discr = fmt == AFDO_FMT_LLVM_TEXT;
 	if (sweep_ranges(t, s, g, b) || add_calls(t, s, g, b)) {
 		snprintf(err, errlen, "out of memory");
 		rc = -1;
@@ -720,7 +757,7 @@ int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
 		struct inst *in;
 
 		for (in = t->top[i]; in; in = in->hnext) {
-			compute_total(in);
+			compute_total(in, fmt == AFDO_FMT_LLVM_TEXT);
 			sort_inst(in);
 			if (in->total || in->head)
 				top[n++] = in;

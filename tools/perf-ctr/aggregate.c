@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,7 +51,57 @@ struct agg_ctx {
 	uint64_t file_size;
 	time_t last_progress;
 	int oom;
+	uintptr_t seen_lo, dropped;	/* input pages already given back */
 };
+
+/*
+ * The reader maps the whole input; records behind the current one are
+ * not needed again, so every 16 MiB their pages are unmapped from this
+ * process (MADV_DONTNEED; the page cache keeps them, and a page touched
+ * again is read back from the file). Only done when the records lie in a
+ * mapping of a file, never on memory of the reader's own. Peak RSS then
+ * follows the tables, not the size of the perf.data.
+ */
+#define DROP_CHUNK (16UL << 20)
+
+static bool in_file_mapping(uintptr_t p)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	bool file = false;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, ino;
+		char perm[8];
+
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %lu", &lo, &hi, perm, &ino) != 4)
+			continue;
+		if (p >= lo && p < hi) {
+			file = ino != 0 && perm[3] == 'p';
+			break;
+		}
+	}
+	fclose(f);
+	return file;
+}
+
+static void drop_consumed(struct agg_ctx *c, const void *cur)
+{
+	uintptr_t p = (uintptr_t)cur, end;
+
+	if (!c->seen_lo) {
+		c->seen_lo = (p + 4095) & ~4095UL;
+		c->dropped = in_file_mapping(p) ? c->seen_lo : UINTPTR_MAX;
+		return;
+	}
+	if (p < c->dropped || p - c->dropped < 2 * DROP_CHUNK)
+		return;
+	end = (p - DROP_CHUNK) & ~4095UL;
+	madvise((void *)c->dropped, end - c->dropped, MADV_DONTNEED);
+	c->dropped = end;
+}
 
 static const char *base_name(const char *p)
 {
@@ -194,6 +245,7 @@ static int on_sample(void *vc, const struct pc_sample *s)
 		return 0;
 	}
 	st->records += s->nr;
+	drop_consumed(c, s->br);
 	for (i = 0; i < s->nr; i++) {
 		uint64_t from = 0, to = 0;
 		bool fm = reloc(c, pid, s->br[i].from, &from);
@@ -390,15 +442,34 @@ static const struct {
 	{ "gcov", AFDO_FMT_GCOV },
 };
 
+/* Resident anonymous memory (the tables; not the mapped input) in KiB. */
+static unsigned long rss_anon_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long kb = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "RssAnon: %lu", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 static void print_stats(const struct agg_ctx *c)
 {
 	const struct afdo_stats *st = &c->g.st;
+	size_t tables = (c->g.ranges.mask + c->g.branches.mask + c->g.addrs.mask + 3) *
+			sizeof(struct afdo_cnt);
 
 	fprintf(stderr,
 		"perf-ctr aggregate: %llu samples (%llu outside %s, %llu with no records), %llu records\n"
 		"  branches: %llu, %llu unique, %llu with an end outside the binary's text\n"
 		"  ranges: %llu, %llu unique; rejected: %llu start after end, %llu outside the text or across sections, %llu misaligned, %llu unique across functions\n"
-		"  sample addresses: %llu unique; mappings: %llu seen, %llu of the binary\n",
+		"  sample addresses: %llu unique; mappings: %llu seen, %llu of the binary\n"
+		"  memory: %zu KiB of tables, %lu KiB anonymous resident\n",
 		(unsigned long long)st->samples, (unsigned long long)st->samples_other,
 		c->bin_base, (unsigned long long)st->empty_stacks,
 		(unsigned long long)st->records,
@@ -410,7 +481,8 @@ static void print_stats(const struct agg_ctx *c)
 		(unsigned long long)st->ranges_misaligned,
 		(unsigned long long)st->ranges_cross_func,
 		(unsigned long long)c->g.addrs.used,
-		(unsigned long long)c->mmaps_seen, (unsigned long long)c->mmaps_bin);
+		(unsigned long long)c->mmaps_seen, (unsigned long long)c->mmaps_bin,
+		tables / 1024, rss_anon_kb());
 }
 
 int cmd_aggregate(int argc, char **argv)

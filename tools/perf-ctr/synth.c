@@ -472,23 +472,45 @@ static void step(struct synth *s, uint64_t *pc, struct perf_branch_entry *e)
 	*pc = to;
 }
 
+/*
+ * --bogus: the defects `check` looks for, one kind per sample number mod 8:
+ * 1 empty stack, 3 a backward range, 5 an address in no mapping (and
+ * that sample written twice: a duplicate stack).
+ */
+static void make_bogus(struct perf_branch_entry *br, struct pc_sample *smp,
+		       uint64_t i)
+{
+	switch (i % 8) {
+	case 1:
+		smp->nr = 0;
+		break;
+	case 3:
+		br[1].to = br[0].from + 0x40;
+		break;
+	case 5:
+		br[0].to = 0x7f0000001000ULL;
+		break;
+	}
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: perf-ctr synth -o FILE [--samples N] [--depth D] [--binary ELF]\n"
-"                      [--seed S] [--events 1|2] [--no-hw-idx]\n"
+"                      [--seed S] [--events 1|2] [--no-hw-idx] [--bogus]\n"
 "  A synthetic perf.data with N samples (default 1000) of D-deep branch\n"
 "  stacks (default 32, at most 256). Records lie in ELF's functions (real\n"
 "  branch instructions for a RISC-V ELF) with an MMAP2 for it; without\n"
 "  --binary, in a made-up /synthetic/perf-ctr-synth. --events 2 adds a\n"
-"  second event that samples without branch stacks.\n");
+"  second event that samples without branch stacks. --bogus plants the\n"
+"  defects that perf-ctr check reports.\n");
 }
 
 int cmd_synth(int argc, char **argv)
 {
 	const char *out = NULL, *binary = NULL;
 	unsigned long long nsamples = 1000, depth = 32, seed = 1, events = 1;
-	bool hw_idx = true;
+	bool hw_idx = true, bogus = false;
 	struct synth s;
 	struct perf_event_attr attr;
 	struct perf_branch_entry br[256];
@@ -505,6 +527,9 @@ int cmd_synth(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(o, "--no-hw-idx")) {
 			hw_idx = false;
+			continue;
+		} else if (!strcmp(o, "--bogus")) {
+			bogus = true;
 			continue;
 		}
 		if (!v) {
@@ -604,7 +629,12 @@ int cmd_synth(int argc, char **argv)
 		for (d = depth; d-- > 0;)
 			step(&s, &pc, &br[d]);
 		smp.ip = depth ? br[0].to : s.funcs[0].start + s.bias;
+		if (bogus && depth >= 2)
+			make_bogus(br, &smp, i);
 		ret = pc_writer_sample(w, &smp);
+		/* And a stale re-read of the same buffer. */
+		if (!ret && bogus && depth >= 2 && i % 8 == 5)
+			ret = pc_writer_sample(w, &smp);
 		if (!ret && events == 2 && i % 4 == 0) {
 			smp.id = ids[1];
 			smp.nr = 0;

@@ -351,14 +351,15 @@ static int add_calls(struct tree *t, struct afdo_sym *s,
 
 		if (kind == AFDO_NOT_CALL)
 			continue;
-		nc = afdo_sym_frames(s, v[i].b, callee, AFDO_MAX_INLINE);
+		/* a call lands on a function's first byte (PLT stubs have none) */
 		cname = afdo_sym_func(s, v[i].b, &entry);
-		if (nc > 0)
-			cname = callee[0].name;
-		if (!cname)
+		if (!cname || entry != v[i].b)
 			continue;
-		if (nc > 0 && entry == v[i].b)
+		nc = afdo_sym_frames(s, v[i].b, callee, AFDO_MAX_INLINE);
+		if (nc > 0) {
+			cname = callee[0].name;
 			top_inst(t, cname, callee[0].decl_line)->head += v[i].n;
+		}
 		nf = afdo_sym_frames(s, v[i].a, f, AFDO_MAX_INLINE);
 		if (nf <= 0)
 			continue;

@@ -13,10 +13,87 @@
 #include <stdio.h>
 #include "afdo.h"
 
+struct cu_range {
+	uint64_t lo, hi;
+	Dwarf_Off die;			/* of the CU DIE */
+};
+
 struct afdo_sym {
 	struct afdo_bin *bin;
 	Dwarf *dbg;
+	struct cu_range *cr;		/* sorted by lo */
+	size_t ncr;
 };
+
+static int cmp_cr(const void *x, const void *y)
+{
+	const struct cu_range *p = x, *q = y;
+
+	return p->lo < q->lo ? -1 : p->lo > q->lo;
+}
+
+/*
+ * Address ranges of every CU, from DW_AT_low_pc/high_pc/ranges: clang
+ * writes no .debug_aranges, which dwarf_addrdie() needs.
+ */
+static void load_cu_ranges(struct afdo_sym *s)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0;
+
+	while (!dwarf_nextcu(s->dbg, off, &next, &hsize, NULL, NULL, NULL)) {
+		Dwarf_Die cu;
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t it = 0;
+
+		if (dwarf_offdie(s->dbg, off + hsize, &cu)) {
+			while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0) {
+				if (lo >= hi)
+					continue;
+				if (s->ncr == cap) {
+					struct cu_range *v;
+
+					cap = cap ? cap * 2 : 64;
+					v = realloc(s->cr, cap * sizeof(*v));
+					if (!v)
+						return;
+					s->cr = v;
+				}
+				s->cr[s->ncr].lo = lo;
+				s->cr[s->ncr].hi = hi;
+				s->cr[s->ncr].die = dwarf_dieoffset(&cu);
+				s->ncr++;
+			}
+		}
+		off = next;
+	}
+	if (s->cr)
+		qsort(s->cr, s->ncr, sizeof(*s->cr), cmp_cr);
+}
+
+static bool cu_of(struct afdo_sym *s, uint64_t addr, Dwarf_Die *cu)
+{
+	size_t lo = 0, hi = s->ncr;
+
+	while (lo < hi) {		/* first range starting above ADDR */
+		size_t mid = (lo + hi) / 2;
+
+		if (s->cr[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ranges of CUs may nest or overlap: look back a little */
+	while (lo > 0) {
+		const struct cu_range *r = &s->cr[--lo];
+
+		if (addr < r->hi)
+			return dwarf_offdie(s->dbg, r->die, cu) != NULL;
+		if (s->cr[lo].lo + (1ULL << 24) < addr)
+			break;
+	}
+	return dwarf_addrdie(s->dbg, addr, cu) != NULL;
+}
 
 struct afdo_sym *afdo_sym_open(struct afdo_bin *b, char *err, size_t errlen)
 {
@@ -34,6 +111,7 @@ struct afdo_sym *afdo_sym_open(struct afdo_bin *b, char *err, size_t errlen)
 		free(s);
 		return NULL;
 	}
+	load_cu_ranges(s);
 	return s;
 }
 
@@ -42,6 +120,7 @@ void afdo_sym_close(struct afdo_sym *s)
 	if (!s)
 		return;
 	dwarf_end(s->dbg);
+	free(s->cr);
 	free(s);
 }
 
@@ -87,7 +166,7 @@ int afdo_sym_frames(struct afdo_sym *s, uint64_t addr, struct afdo_frame *f,
 	unsigned int discr = 0;
 	bool done = false;
 
-	if (!dwarf_addrdie(s->dbg, addr, &cu))
+	if (!cu_of(s, addr, &cu))
 		return 0;
 	ln = dwarf_getsrc_die(&cu, addr);
 	if (ln) {

@@ -188,16 +188,29 @@ static inline bool reloc(struct agg_ctx *c, uint32_t pid, uint64_t addr,
 		*out = addr + m->delta;
 		return true;
 	}
-	/* newest first: a later exec in the same pid wins */
+	/*
+	 * Newest first: a later exec in the same pid wins. A mapping of
+	 * another process serves when PID has none (samples without
+	 * PERF_SAMPLE_TID, or threads whose mmaps were not recorded).
+	 */
+	size_t other = SIZE_MAX;
+
 	for (i = c->nmaps; i-- > 0;) {
 		m = &c->maps[i];
-		if (m->pid == pid && addr - m->start < m->end - m->start) {
+		if (addr - m->start >= m->end - m->start)
+			continue;
+		if (m->pid == pid) {
 			c->last = i;
 			*out = addr + m->delta;
 			return true;
 		}
+		if (other == SIZE_MAX)
+			other = i;
 	}
-	return false;
+	if (other == SIZE_MAX)
+		return false;
+	*out = addr + c->maps[other].delta;
+	return true;
 }
 
 static void progress(struct agg_ctx *c, const struct pc_sample *s)

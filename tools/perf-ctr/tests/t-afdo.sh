@@ -4,7 +4,7 @@
 # perf-ctr aggregate: golden counts on a program whose control flow is
 # known, relocation checked against llvm-profgen, and every format fed
 # to its consumer:
-#   llvm-text   -> llvm-profdata show --sample (LLVM 14, host)
+#   llvm-text   -> llvm-profdata show --sample, clang -fprofile-sample-use (LLVM 14, host)
 #   gcov        -> riscv64-linux-gnu-gcc -fauto-profile (GCC 12, host)
 #   autofdo-text-> create_gcov --profiler=text (autofdo 0.19, host)
 #   llvm-unsym  -> llvm-profgen --unsymbolized-profile (LLVM 19, trixie root)
@@ -145,6 +145,27 @@ if have_profgen; then
 	fi
 else
 	skip afdo-llvm-unsym-profgen "no llvm-profgen 19: scripts/setup-afdo.sh installs llvm-19 into $ROOT"
+fi
+
+# --- llvm-text -> clang -fprofile-sample-use (a clang-built binary) --------
+clang=$(command -v clang-14 || command -v clang || true)
+if [ -z "$clang" ]; then
+	skip afdo-llvm-text-clang "no clang: apt-get install clang-14"
+elif ! "$clang" --target=riscv64-linux-gnu -O2 -gdwarf-5 -o cprog "$fix/prog.c" 2>clang.err; then
+	skip afdo-llvm-text-clang "clang cannot link for riscv64 here: $(head -1 clang.err)"
+else
+	"$PC" synth -o c.data --samples 3000 --depth 32 --binary cprog --seed 3 >&2
+	agg -i c.data --binary cprog -f llvm-text -o c.prof
+	cp "$fix/prog.c" cprog_fdo.c
+	if "$clang" --target=riscv64-linux-gnu -O2 -g -fprofile-sample-use=c.prof \
+		-Rpass=sample-profile -c cprog_fdo.c -o cprog_fdo.o 2>clang.out &&
+	   ! grep -qE 'warning|error' clang.out &&
+	   grep -q 'remark: .*sample-profile' clang.out && grep -q '^work:' c.prof; then
+		pass afdo-llvm-text-clang
+	else
+		cat clang.out >&2
+		fail afdo-llvm-text-clang
+	fi
 fi
 
 # --- gcov -> GCC 12 -fauto-profile -------------------------------------------

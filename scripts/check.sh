@@ -93,10 +93,12 @@ if [ $kernel_ok = 1 ]; then
 	stage_end
 
 	# Without AIA every overflow arrives frozen; with it some are
-	# serviced inside a timer trap and arrive unfrozen.
-	stage_start "guest: -cpu max,smaia=false,ssaia=false (CTR, no AIA)"
-	guest noaia --cpu max,smaia=false,ssaia=false --run check \
-		--append "ctr.isa=yes ctr.depth=256"
+	# serviced inside a timer trap and arrive unfrozen. -icount makes
+	# counter overflow exact, so that this run can also require a sample
+	# for every period, beside a second sampling event too.
+	stage_start "guest: -cpu max,smaia=false,ssaia=false -icount (CTR, no AIA)"
+	guest noaia --cpu max,smaia=false,ssaia=false --icount --run check \
+		--append "ctr.isa=yes ctr.depth=256 ctr.exact=1"
 	stage_end
 
 	stage_start "guest: -cpu max,smctr=false,ssctr=false (no CTR)"

@@ -56,13 +56,13 @@ struct agg_ctx {
 
 /*
  * The reader maps the whole input; records behind the current one are
- * not needed again, so every 16 MiB their pages are unmapped from this
+ * not needed again, so every 2 MiB their pages are unmapped from this
  * process (MADV_DONTNEED; the page cache keeps them, and a page touched
  * again is read back from the file). Only done when the records lie in a
  * mapping of a file, never on memory of the reader's own. Peak RSS then
  * follows the tables, not the size of the perf.data.
  */
-#define DROP_CHUNK (16UL << 20)
+#define DROP_CHUNK (2UL << 20)
 
 static bool in_file_mapping(uintptr_t p)
 {

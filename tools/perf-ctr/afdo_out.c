@@ -467,8 +467,10 @@ static void sort_inst(struct inst *in)
 {
 	size_t i;
 
-	qsort(in->body, in->nbody, sizeof(*in->body), cmp_body);
-	qsort(in->kids, in->nkids, sizeof(*in->kids), cmp_kid);
+	if (in->nbody)
+		qsort(in->body, in->nbody, sizeof(*in->body), cmp_body);
+	if (in->nkids)
+		qsort(in->kids, in->nkids, sizeof(*in->kids), cmp_kid);
 	for (i = 0; i < in->nkids; i++)
 		sort_inst(in->kids[i].in);
 }

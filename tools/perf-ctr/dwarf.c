@@ -106,18 +106,45 @@ bool pc_dw_lookup(struct pc_dso *d, uint64_t vaddr, struct pc_srcinfo *si)
 		n = dwarf_getscopes(cu, vaddr - bias, &scopes);
 	else
 		n = 0;
-	/* Innermost first: inlined instances, then the subprogram holding them. */
-	for (i = 0; i < n && si->nr_frames < PC_MAX_INLINE; i++) {
+	/*
+	 * Innermost first. getscopes() follows an inlined instance into its
+	 * abstract definition, not into the code it was inlined into, so
+	 * walk out through the instance's parents with getscopes_die().
+	 */
+	for (i = 0; i < n; i++) {
 		int tag = dwarf_tag(&scopes[i]);
-		const char *name;
 
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
-			continue;
-		name = die_name(&scopes[i]);
-		snprintf(si->frames[si->nr_frames++], sizeof(si->frames[0]), "%s",
-			 name ? name : "??");
-		if (tag == DW_TAG_subprogram)
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
 			break;
+	}
+	if (i < n) {
+		Dwarf_Die cur = scopes[i];
+
+		for (;;) {
+			Dwarf_Die *chain = NULL;
+			const char *name = die_name(&cur);
+			int m, j;
+
+			snprintf(si->frames[si->nr_frames++], sizeof(si->frames[0]),
+				 "%s", name ? name : "??");
+			if (dwarf_tag(&cur) != DW_TAG_inlined_subroutine ||
+			    si->nr_frames == PC_MAX_INLINE)
+				break;
+			m = dwarf_getscopes_die(&cur, &chain);
+			for (j = 1; j < m; j++) {
+				int tag = dwarf_tag(&chain[j]);
+
+				if (tag == DW_TAG_inlined_subroutine ||
+				    tag == DW_TAG_subprogram)
+					break;
+			}
+			if (j >= m) {
+				free(chain);
+				break;
+			}
+			cur = chain[j];
+			free(chain);
+		}
 	}
 	free(scopes);
 	return si->line || si->nr_frames;

@@ -130,6 +130,39 @@ else
 	fail "perf-ctr-report"
 fi
 
+# DWARF 5 lines and inlined frames: a RISC-V binary gives real branch
+# sites, among them the loop branch of the inlined function.
+cat >"$work/inl.c" <<'EOC'
+#include <stdlib.h>
+static inline __attribute__((always_inline)) int sq(int x)
+{
+	int r = 0;
+	for (int i = 0; i < x; i++)
+		r += x ^ i;
+	return r;
+}
+int main(int argc, char **argv)
+{
+	int s = 0;
+	for (int i = 0; i < atoi(argv[argc - 1]); i++)
+		s += sq(i);
+	return s & 1;
+}
+EOC
+if command -v riscv64-linux-gnu-gcc >/dev/null; then
+	if riscv64-linux-gnu-gcc -O2 -g -gdwarf-5 -o "$work/inl" "$work/inl.c" &&
+	   "$pc" synth -o "$work/inl.data" --samples 200 --depth 8 --binary "$work/inl" &&
+	   "$pc" report -i "$work/inl.data" --limit 0 >"$work/inl.txt" &&
+	   grep -q 'main+0x[0-9a-f]* (inl.c:[0-9]* \[inlined: sq <- main\])' "$work/inl.txt" &&
+	   "$pc" check -i "$work/inl.data" >/dev/null; then
+		pass "perf-ctr-report-dwarf5-inlined"
+	else
+		fail "perf-ctr-report-dwarf5-inlined"
+	fi
+else
+	skip "perf-ctr-report-dwarf5-inlined" "no riscv64-linux-gnu-gcc"
+fi
+
 # --- malformed inputs: exact message with the offset, exit 1, no crash ---
 python3 "$here/mk-malformed.py" "$src/fuzz/corpus/file-d2" "$work" || fail "perf-ctr-malformed-gen"
 : >"$work/malformed.txt"
@@ -216,6 +249,43 @@ else
 	else
 		skip "perf-ctr-reads-host-perf-record" "perf record fails here (perf_event_paranoid?)"
 	fi
+fi
+
+# --- record ---
+if [ "$("$pc" record --dry-run -j any_call,ind_jump,u,save_type)" = \
+     "type 0 config 0 sample_type 0x10987 branch_sample_type 0x31011 (u,any_call,ind_jmp,save_type,hw_index) exclude_kernel" ] &&
+   [ "$("$pc" record --dry-run -j k)" = \
+     "type 0 config 0 sample_type 0x10987 branch_sample_type 0x2000a (k,any,hw_index)" ] &&
+   ! "$pc" record --dry-run -j any,bogus >/dev/null 2>&1; then
+	pass "perf-ctr-record-filters"
+else
+	fail "perf-ctr-record-filters"
+fi
+if "$pc" record -e task-clock -c 20000 -o "$work/rec.data" -- \
+	sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done' 2>"$work/err"; then
+	n=$("$pc" script -F ip -i "$work/rec.data" | wc -l)
+	if [ "$n" -gt 0 ] && grep -q "$n samples" "$work/err" &&
+	   { ! command -v perf >/dev/null ||
+	     [ "$(perf script -F ip -i "$work/rec.data" 2>/dev/null | wc -l)" = "$n" ]; }; then
+		pass "perf-ctr-record-readable-by-perf"
+	else
+		cat "$work/err" >&2
+		fail "perf-ctr-record-readable-by-perf"
+	fi
+else
+	cat "$work/err" >&2
+	skip "perf-ctr-record-readable-by-perf" "perf_event_open of task-clock fails here"
+fi
+if [ -e /sys/bus/event_source/devices/cpu/caps/branches ]; then
+	skip "perf-ctr-record-no-branch-stacks" "this host has branch stacks"
+elif "$pc" record -b -o "$work/rb.data" -- true 2>"$work/err"; then
+	fail "perf-ctr-record-no-branch-stacks (succeeded without branch stacks)"
+elif grep -q "caps/branches is absent" "$work/err" &&
+     grep -qi "branch stack" "$work/err" && [ ! -s "$work/rb.data" ]; then
+	pass "perf-ctr-record-no-branch-stacks"
+else
+	cat "$work/err" >&2
+	fail "perf-ctr-record-no-branch-stacks"
 fi
 
 # --- data recorded in the riscv64 guest, when someone has committed some ---

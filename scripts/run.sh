@@ -11,6 +11,8 @@
 #   --timeout S     wall-clock limit of a scripted run (default: 600)
 #   --log FILE      also write the console to FILE
 # Without --run it is an interactive shell on the console.
+# CTR_IMAGE and CTR_INITRD override the kernel image and the initramfs
+# path, for runs beside a kernel build.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -30,8 +32,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-image=$KBUILD/$config/arch/riscv/boot/Image
-initrd=$CTR_CACHE/initramfs-$GUEST_SUITE.cpio.gz
+image=${CTR_IMAGE:-$KBUILD/$config/arch/riscv/boot/Image}
+initrd=${CTR_INITRD:-$CTR_CACHE/initramfs-$GUEST_SUITE.cpio.gz}
 [ -f "$image" ] || die "no kernel image $image: run make kernel"
 "$TOP/scripts/mkinitramfs.sh" "$initrd"
 

@@ -8,7 +8,9 @@
  * mapped file under --symfs, loaded once per file.
  */
 #include <fcntl.h>
+#ifndef PC_NO_ELF
 #include <gelf.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +140,7 @@ const struct pc_map *pc_maps_find(struct pc_maps *ms, uint32_t pid, uint64_t add
 	return NULL;
 }
 
+#ifndef PC_NO_ELF
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct pc_sym *x = a, *y = b;
@@ -248,6 +251,13 @@ static void dso_load(struct pc_dso *d)
 	else if (dyn)
 		load_syms_from(d, e, dyn, &dsh);
 }
+#else
+/* The minimal cross build has no libelf: addresses stay unsymbolized. */
+static void dso_load(struct pc_dso *d)
+{
+	d->loaded = true;
+}
+#endif
 
 uint64_t pc_map_to_dso(const struct pc_map *m, uint64_t addr)
 {
@@ -310,8 +320,10 @@ void pc_maps_free(struct pc_maps *ms)
 		free(d->syms);
 		if (d->cleanup)
 			d->cleanup(d);
+#ifndef PC_NO_ELF
 		if (d->elf)
 			elf_end(d->elf);
+#endif
 		if (d->fd > 0)
 			close(d->fd);
 		free(d);

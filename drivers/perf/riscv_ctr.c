@@ -16,6 +16,11 @@
  * its type is one the event asked for and each of its ends is either in
  * a privilege mode the event samples or 0: a user-only event never sees a
  * kernel address, whatever else the hart records.
+ *
+ * In call-stack mode (RASEMU) the buffer is instead a stack of the calls
+ * the code has not returned from yet. Such a stack belongs to one task:
+ * the driver saves it when the task leaves a CPU and restores it when the
+ * task comes back, on whichever CPU. A CPU records in one mode at a time.
  */
 #define pr_fmt(fmt) "riscv-ctr: " fmt
 
@@ -30,6 +35,9 @@
 #include <linux/perf_event.h>
 #include <linux/preempt.h>
 #include <linux/printk.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/smp.h>
 #include <kunit/visibility.h>
 #include <asm/asm-extable.h>
@@ -84,12 +92,14 @@ static const struct {
 				 PERF_SAMPLE_BRANCH_TYPE_SAVE |		\
 				 PERF_SAMPLE_BRANCH_HW_INDEX |		\
 				 PERF_SAMPLE_BRANCH_PRIV_SAVE)
-/* No transactional memory, no counters on branches, no call stack yet. */
+/* No transactional memory, no counters on branches. */
 #define CTR_BRANCH_UNSUPPORTED	(PERF_SAMPLE_BRANCH_ABORT_TX |		\
 				 PERF_SAMPLE_BRANCH_IN_TX |		\
 				 PERF_SAMPLE_BRANCH_NO_TX |		\
-				 PERF_SAMPLE_BRANCH_CALL_STACK |	\
 				 PERF_SAMPLE_BRANCH_COUNTERS)
+
+/* What a call stack holds: the calls not yet returned from. */
+#define CTR_TYPES_CALLSTACK	(CTR_T(INDCALL) | CTR_T(DIRCALL) | CTR_T(CORSWAP))
 
 /*
  * The sctrctl bit that inhibits each transfer type; NTBREN instead enables
@@ -139,6 +149,17 @@ static const struct {
 	[CTR_TYPE_RETURN]	= { PERF_BR_RET },
 	[CTR_TYPE_INDLJUMP]	= { PERF_BR_EXTEND_ABI, PERF_BR_RISCV_IND_LINK_JUMP },
 	[CTR_TYPE_DIRLJUMP]	= { PERF_BR_EXTEND_ABI, PERF_BR_RISCV_DIR_LINK_JUMP },
+};
+
+/*
+ * A task's call stack while it is off the CPU (call-stack mode only):
+ * sctrstatus and the valid records, youngest first. Sized at probe time
+ * for the buffer's depth.
+ */
+struct ctr_task_ctx {
+	u32 status;
+	unsigned int nr;
+	struct riscv_ctr_entry raw[];
 };
 
 /* The state of a CPU's buffer, and the records of the current overflow. */
@@ -226,7 +247,7 @@ static u64 ctr_probe_ctl(void)
 {
 	u64 ctl;
 
-	csr_write(CSR_SCTRCTL, CTRCTL_FILTERS | CTRCTL_LCOFIFRZ);
+	csr_write(CSR_SCTRCTL, CTRCTL_FILTERS | CTRCTL_LCOFIFRZ | CTRCTL_RASEMU);
 	ctl = csr_read(CSR_SCTRCTL);
 	csr_write(CSR_SCTRCTL, 0);
 
@@ -235,12 +256,14 @@ static u64 ctr_probe_ctl(void)
 
 /**
  * riscv_ctr_probe() - find out whether the harts record control transfers
+ * @pmu: the PMU that will take branch stack events
  *
- * Called once, before the PMU is registered, on the CPU that probes the
- * PMU. The harts are assumed to share one CTR implementation, as they
- * share one PMU.
+ * Called once, before @pmu is registered, on the CPU that probes it. The
+ * harts are assumed to share one CTR implementation, as they share one
+ * PMU. With call-stack mode, @pmu gets the cache perf allocates each
+ * task's saved call stack from.
  */
-void riscv_ctr_probe(void)
+void riscv_ctr_probe(struct pmu *pmu)
 {
 	unsigned int entries = 0;
 
@@ -265,10 +288,20 @@ void riscv_ctr_probe(void)
 	if (!ctr_cpus)
 		return;
 
+	if (ctr_ctl_writable & CTRCTL_RASEMU) {
+		pmu->task_ctx_cache =
+			kmem_cache_create("riscv_ctr_task_ctx",
+					  struct_size_t(struct ctr_task_ctx, raw, entries),
+					  0, 0, NULL);
+		if (!pmu->task_ctx_cache)
+			ctr_ctl_writable &= ~CTRCTL_RASEMU;
+	}
+
 	ctr_nr_entries = entries;
-	pr_info("%u-entry control transfer records, filters %#llx%s\n",
+	pr_info("%u-entry control transfer records, filters %#llx%s%s\n",
 		entries, ctr_ctl_writable & CTRCTL_FILTERS,
-		ctr_ctl_writable & CTRCTL_LCOFIFRZ ? "" : ", no freeze on overflow");
+		ctr_ctl_writable & CTRCTL_LCOFIFRZ ? "" : ", no freeze on overflow",
+		ctr_ctl_writable & CTRCTL_RASEMU ? ", call stacks" : "");
 }
 
 /**
@@ -309,6 +342,11 @@ unsigned int riscv_ctr_num_branches(void)
  * Translate a perf branch_sample_type into what the hardware must record.
  * HV counts as the kernel: a Linux host runs in HS-mode, which is its own
  * hypervisor, and M-mode firmware can never be recorded from S-mode.
+ *
+ * A call stack is user space's only: the kernel's own calls would unbalance
+ * it on every trap (the overflow handler returns from calls it entered
+ * frozen), and perf takes kernel call chains from the kernel's unwinder. It
+ * replaces the type filters, so asking for both is a contradiction.
  */
 VISIBLE_IF_KUNIT int riscv_ctr_request(u64 branch_sample_type, u32 *request)
 {
@@ -317,13 +355,25 @@ VISIBLE_IF_KUNIT int riscv_ctr_request(u64 branch_sample_type, u32 *request)
 	int i;
 
 	BUILD_BUG_ON((CTR_BRANCH_PRIV | CTR_BRANCH_TYPES | CTR_BRANCH_FLAGS |
-		      CTR_BRANCH_UNSUPPORTED) != PERF_SAMPLE_BRANCH_MAX - 1);
+		      CTR_BRANCH_UNSUPPORTED | PERF_SAMPLE_BRANCH_CALL_STACK) !=
+		     PERF_SAMPLE_BRANCH_MAX - 1);
 	BUILD_BUG_ON(CTR_BRANCH_PRIV & CTR_BRANCH_TYPES);
 	BUILD_BUG_ON((CTR_BRANCH_PRIV | CTR_BRANCH_TYPES) & CTR_BRANCH_FLAGS);
 	BUILD_BUG_ON(CTR_REQ_BITS > 32);
 
 	if (bst & CTR_BRANCH_UNSUPPORTED)
 		return -EOPNOTSUPP;
+
+	if (bst & PERF_SAMPLE_BRANCH_CALL_STACK) {
+		if (bst & CTR_BRANCH_TYPES)
+			return -EINVAL;
+		if (bst & (PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV))
+			return -EOPNOTSUPP;
+		if (!(bst & PERF_SAMPLE_BRANCH_USER))
+			return -EINVAL;
+		*request = CTR_REQ_CALLSTACK | CTR_REQ_U | CTR_TYPES_CALLSTACK;
+		return 0;
+	}
 
 	for (i = 0; i < ARRAY_SIZE(ctr_filter_types); i++)
 		if (bst & ctr_filter_types[i].filter)
@@ -353,6 +403,13 @@ VISIBLE_IF_KUNIT u64 riscv_ctr_ctl(u32 request)
 {
 	u64 ctl = CTRCTL_LCOFIFRZ;
 	int t;
+
+	/*
+	 * RASEMU ignores the type filters. The freeze stays: only user calls
+	 * are recorded, and none happen while the overflow is handled.
+	 */
+	if (request & CTR_REQ_CALLSTACK)
+		return (ctl | CTRCTL_RASEMU | CTRCTL_U) & ctr_ctl_writable;
 
 	/*
 	 * With kernel branches recorded, the records of an overflow handler
@@ -499,6 +556,12 @@ int riscv_ctr_event_init(struct perf_event *event)
 	ret = riscv_ctr_request(event->attr.branch_sample_type, &request);
 	if (ret)
 		return ret;
+	if (request & CTR_REQ_CALLSTACK) {
+		if (!(ctr_ctl_writable & CTRCTL_RASEMU))
+			return -EOPNOTSUPP;
+		/* perf core allocates the task's save area (or every task's). */
+		event->attach_state |= PERF_ATTACH_TASK_DATA;
+	}
 
 	event->hw.branch_reg.config = request;
 	return 0;
@@ -541,15 +604,23 @@ static void ctr_account(struct ctr_cpu *cc, struct perf_event *event, int delta)
 /**
  * riscv_ctr_add() - start recording for a branch event added to this CPU
  * @event: the event
+ *
+ * Return: 0, or -EBUSY when the CPU records in the other mode (call stack
+ * or branches) for events already there; perf then tries again later.
  */
-void riscv_ctr_add(struct perf_event *event)
+int riscv_ctr_add(struct perf_event *event)
 {
 	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
+	bool callstack = event->hw.branch_reg.config & CTR_REQ_CALLSTACK;
+
+	if (cc->users && !!cc->wants[CTR_REQ_CALLSTACK_BIT] != callstack)
+		return -EBUSY;
 
 	if (!cc->users)
 		perf_sched_cb_inc(event->pmu);
 	ctr_account(cc, event, 1);
 	ctr_program(cc);
+	return 0;
 }
 
 /**
@@ -566,20 +637,75 @@ void riscv_ctr_del(struct perf_event *event)
 		perf_sched_cb_dec(event->pmu);
 }
 
+/* @task's save area for its call stack, if perf gave it one. */
+static struct ctr_task_ctx *ctr_task_ctx(struct task_struct *task)
+{
+	struct perf_ctx_data *cd;
+
+	cd = rcu_dereference_sched(task->perf_ctx_data);
+	return cd ? cd->data : NULL;
+}
+
+/* Save a call stack: the valid records, youngest first, and sctrstatus. */
+VISIBLE_IF_KUNIT unsigned int riscv_ctr_save(struct riscv_ctr_entry *raw,
+					     u32 *status)
+{
+	*status = csr_read(CSR_SCTRSTATUS);
+	return riscv_ctr_read_entries(raw);
+}
+
+/*
+ * Put a saved call stack back. Only user calls are recorded and this runs
+ * in the kernel, so nothing moves meanwhile. sctrstatus goes first, as the
+ * spec asks: it decides where logical entry 0 is.
+ */
+VISIBLE_IF_KUNIT void riscv_ctr_restore(const struct riscv_ctr_entry *raw,
+					unsigned int nr, u32 status)
+{
+	unsigned int i;
+
+	riscv_ctr_clear();
+	csr_write(CSR_SCTRSTATUS, status & SCTRSTATUS_WRPTR);
+	for (i = 0; i < nr; i++) {
+		csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
+		csr_write(CSR_SIREG, raw[i].source);
+		csr_write(CSR_SIREG2, raw[i].target);
+		csr_write(CSR_SIREG3, raw[i].data);
+	}
+}
+
 /**
  * riscv_ctr_sched_task() - the PMU's context switch callback
  * @pmu_ctx: unused
- * @task: unused
- * @sched_in: true when a task is scheduled in
+ * @task: the task that leaves (@sched_in false) or comes in
+ * @sched_in: true when @task is scheduled in
  *
- * Called only while the CPU has branch events. When a task with per-task
- * branch events comes in, wipe the buffer: none of it is that task's.
- * CPU-wide events keep the records of every task.
+ * Called with interrupts off, and only while the CPU has branch events. In
+ * call-stack mode, a task's stack leaves with it and comes back with it; a
+ * task without a save area starts with an empty one. Otherwise, when a
+ * task with per-task branch events comes in, wipe the buffer: none of it
+ * is that task's. CPU-wide events keep the records of every task.
  */
 void riscv_ctr_sched_task(struct perf_event_pmu_context *pmu_ctx,
 			  struct task_struct *task, bool sched_in)
 {
 	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
+	struct ctr_task_ctx *tc;
+
+	lockdep_assert_irqs_disabled();
+
+	if (cc->ctl & CTRCTL_RASEMU) {
+		tc = ctr_task_ctx(task);
+		if (!tc) {
+			if (sched_in)
+				riscv_ctr_clear();
+		} else if (sched_in) {
+			riscv_ctr_restore(tc->raw, tc->nr, tc->status);
+		} else {
+			tc->nr = riscv_ctr_save(tc->raw, &tc->status);
+		}
+		return;
+	}
 
 	if (sched_in && cc->task_users)
 		riscv_ctr_clear();

@@ -15,6 +15,7 @@ struct perf_branch_entry;
 struct perf_event;
 struct perf_event_pmu_context;
 struct perf_sample_data;
+struct pmu;
 struct task_struct;
 
 /* One record as the hart holds it: ctrsource, ctrtarget and ctrdata. */
@@ -26,21 +27,23 @@ struct riscv_ctr_entry {
 
 /*
  * What an event asks the hardware to record, kept in the event's
- * hw.branch_reg.config: a bit per transfer type (ctrdata.TYPE) and a bit
- * per privilege mode.
+ * hw.branch_reg.config: a bit per transfer type (ctrdata.TYPE), a bit per
+ * privilege mode and one for call-stack mode.
  */
 #define CTR_REQ_TYPES		GENMASK(CTR_NR_TYPES - 1, 0)
 #define CTR_REQ_U		BIT(CTR_NR_TYPES)
 #define CTR_REQ_S		BIT(CTR_NR_TYPES + 1)
-#define CTR_REQ_BITS		(CTR_NR_TYPES + 2)
+#define CTR_REQ_CALLSTACK_BIT	(CTR_NR_TYPES + 2)
+#define CTR_REQ_CALLSTACK	BIT(CTR_REQ_CALLSTACK_BIT)
+#define CTR_REQ_BITS		(CTR_NR_TYPES + 3)
 
 #ifdef CONFIG_RISCV_CTR
-void riscv_ctr_probe(void);
+void riscv_ctr_probe(struct pmu *pmu);
 void riscv_ctr_reset(void);
 unsigned int riscv_ctr_num_branches(void);
 
 int riscv_ctr_event_init(struct perf_event *event);
-void riscv_ctr_add(struct perf_event *event);
+int riscv_ctr_add(struct perf_event *event);
 void riscv_ctr_del(struct perf_event *event);
 void riscv_ctr_sched_task(struct perf_event_pmu_context *pmu_ctx,
 			  struct task_struct *task, bool sched_in);
@@ -49,7 +52,7 @@ void riscv_ctr_freeze(void);
 void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data);
 void riscv_ctr_unfreeze(void);
 #else
-static inline void riscv_ctr_probe(void) { }
+static inline void riscv_ctr_probe(struct pmu *pmu) { }
 static inline void riscv_ctr_reset(void) { }
 static inline unsigned int riscv_ctr_num_branches(void)
 {
@@ -61,7 +64,11 @@ static inline int riscv_ctr_event_init(struct perf_event *event)
 	return -EOPNOTSUPP;
 }
 
-static inline void riscv_ctr_add(struct perf_event *event) { }
+static inline int riscv_ctr_add(struct perf_event *event)
+{
+	return -EOPNOTSUPP;
+}
+
 static inline void riscv_ctr_del(struct perf_event *event) { }
 static inline void riscv_ctr_sched_task(struct perf_event_pmu_context *pmu_ctx,
 					struct task_struct *task, bool sched_in) { }
@@ -78,6 +85,9 @@ u32 riscv_ctr_cycles(u64 data);
 int riscv_ctr_request(u64 branch_sample_type, u32 *request);
 u64 riscv_ctr_ctl(u32 request);
 unsigned int riscv_ctr_read_entries(struct riscv_ctr_entry *raw);
+unsigned int riscv_ctr_save(struct riscv_ctr_entry *raw, u32 *status);
+void riscv_ctr_restore(const struct riscv_ctr_entry *raw, unsigned int nr,
+		       u32 status);
 unsigned int riscv_ctr_decode(const struct riscv_ctr_entry *raw,
 			      unsigned int nr, u32 request, u64 branch_sample_type,
 			      struct perf_branch_entry *out);

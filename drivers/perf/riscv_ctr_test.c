@@ -177,7 +177,8 @@ static void ctr_test_request_all(struct kunit *test)
 {
 	const u64 unsupported = PERF_SAMPLE_BRANCH_ABORT_TX |
 		PERF_SAMPLE_BRANCH_IN_TX | PERF_SAMPLE_BRANCH_NO_TX |
-		PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_COUNTERS;
+		PERF_SAMPLE_BRANCH_COUNTERS;
+	const u32 calls = BIT(8) | BIT(9) | BIT(12);
 	unsigned int bad = 0, accepted = 0;
 	u64 bst;
 
@@ -189,10 +190,20 @@ static void ctr_test_request_all(struct kunit *test)
 			priv |= CTR_REQ_U;
 		if (bst & (PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV))
 			priv |= CTR_REQ_S;
-		if (bst & unsupported)
+		if (bst & unsupported) {
 			want = -EOPNOTSUPP;
-		else if (!types || !priv)
+		} else if (bst & PERF_SAMPLE_BRANCH_CALL_STACK) {
+			/* A user call stack, without type filters. */
+			if (types)
+				want = -EINVAL;
+			else if (priv & CTR_REQ_S)
+				want = -EOPNOTSUPP;
+			else if (!priv)
+				want = -EINVAL;
+			types = calls | CTR_REQ_CALLSTACK;
+		} else if (!types || !priv) {
 			want = -EINVAL;
+		}
 
 		ret = riscv_ctr_request(bst, &req);
 		if (ret != want || (!ret && req != (types | priv))) {
@@ -258,6 +269,30 @@ static void ctr_test_ctl(struct kunit *test)
 		}
 	}
 	KUNIT_EXPECT_EQ(test, bad, 0);
+}
+
+/* A user call stack: RASEMU and U, whatever types the request holds. */
+static void ctr_test_ctl_callstack(struct kunit *test)
+{
+	const u64 want = CTRCTL_LCOFIFRZ | CTRCTL_RASEMU | CTRCTL_U;
+	unsigned long flags;
+	u64 writable;
+
+	if (!riscv_ctr_num_branches())
+		kunit_skip(test, "the writable sctrctl bits are probed on CTR harts");
+
+	local_irq_save(flags);
+	csr_write(CSR_SCTRCTL, CTRCTL_LCOFIFRZ | CTRCTL_RASEMU);
+	writable = csr_read(CSR_SCTRCTL) | CTRCTL_U;
+	csr_write(CSR_SCTRCTL, 0);
+	local_irq_restore(flags);
+
+	KUNIT_EXPECT_EQ(test, riscv_ctr_ctl(CTR_REQ_CALLSTACK | CTR_REQ_U |
+					    T(INDCALL) | T(DIRCALL) | T(CORSWAP)),
+			want & writable);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_ctl(CTR_REQ_CALLSTACK | CTR_REQ_U |
+					    CTR_REQ_TYPES),
+			want & writable);
 }
 
 static void ctr_test_cycles(struct kunit *test)
@@ -355,6 +390,7 @@ static void ctr_test_filter(struct kunit *test)
 static struct kunit_case ctr_decode_cases[] = {
 	KUNIT_CASE(ctr_test_request_all),
 	KUNIT_CASE(ctr_test_ctl),
+	KUNIT_CASE(ctr_test_ctl_callstack),
 	KUNIT_CASE(ctr_test_cycles),
 	KUNIT_CASE(ctr_test_types),
 	KUNIT_CASE(ctr_test_filter),
@@ -443,12 +479,61 @@ static void ctr_test_read_synthetic(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u32)out[0].cycles, 0);
 }
 
+/*
+ * A call stack saved from one place of the buffer comes back exactly:
+ * the same records at the same logical entries, the same write pointer.
+ */
+static void ctr_test_save_restore(struct kunit *test)
+{
+	const struct riscv_ctr_entry in[] = {
+		{ 0x10040 | CTRSOURCE_VALID, 0x10100, CTR_TYPE_DIRCALL },
+		{ 0x10020 | CTRSOURCE_VALID, 0x10040, CTR_TYPE_INDCALL },
+		{ 0x10000 | CTRSOURCE_VALID, 0x10020, CTR_TYPE_DIRCALL },
+	};
+	unsigned int depth = riscv_ctr_num_branches(), i, nr;
+	struct riscv_ctr_entry *saved, *back;
+	unsigned long flags;
+	u32 status, wrptr;
+
+	saved = kunit_kcalloc(test, depth, sizeof(*saved), GFP_KERNEL);
+	back = kunit_kcalloc(test, depth, sizeof(*back), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, saved);
+	KUNIT_ASSERT_NOT_NULL(test, back);
+
+	local_irq_save(flags);
+	riscv_ctr_clear();
+	csr_write(CSR_SCTRSTATUS, 5);
+	for (i = 0; i < ARRAY_SIZE(in); i++)
+		ctr_test_write(i, &in[i]);
+	nr = riscv_ctr_save(saved, &status);
+	/* Another task's stack in between. */
+	riscv_ctr_clear();
+	csr_write(CSR_SCTRSTATUS, 1);
+	ctr_test_write(0, &in[2]);
+	riscv_ctr_restore(saved, nr, status);
+	wrptr = csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_WRPTR;
+	KUNIT_EXPECT_EQ(test, riscv_ctr_read_entries(back), ARRAY_SIZE(in));
+	riscv_ctr_clear();
+	csr_write(CSR_SCTRSTATUS, 0);
+	local_irq_restore(flags);
+
+	KUNIT_EXPECT_EQ(test, nr, ARRAY_SIZE(in));
+	KUNIT_EXPECT_EQ(test, status & SCTRSTATUS_WRPTR, 5);
+	KUNIT_EXPECT_EQ(test, wrptr, 5);
+	for (i = 0; i < ARRAY_SIZE(in); i++) {
+		KUNIT_EXPECT_EQ(test, back[i].source, in[i].source);
+		KUNIT_EXPECT_EQ(test, back[i].target, in[i].target);
+		KUNIT_EXPECT_EQ(test, back[i].data & CTRDATA_TYPE, in[i].data);
+	}
+}
+
 static struct kunit_case ctr_buffer_cases[] = {
 	KUNIT_CASE(ctr_test_depth),
 	KUNIT_CASE(ctr_test_reset_state),
 	KUNIT_CASE(ctr_test_clear),
 	KUNIT_CASE(ctr_test_shallow),
 	KUNIT_CASE(ctr_test_read_synthetic),
+	KUNIT_CASE(ctr_test_save_restore),
 	{}
 };
 

@@ -133,6 +133,14 @@ TEST(branch_stack_invalid)
 		{ PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_NO_CYCLES, EINVAL },
 		{ PERF_SAMPLE_BRANCH_MAX | PERF_SAMPLE_BRANCH_ANY |
 		  PERF_SAMPLE_BRANCH_USER, EINVAL },
+		/* A call stack replaces the type filters... */
+		{ PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_ANY_CALL |
+		  PERF_SAMPLE_BRANCH_USER, EINVAL },
+		/* ...and is user space's only. */
+		{ PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_USER |
+		  PERF_SAMPLE_BRANCH_KERNEL, EOPNOTSUPP },
+		{ PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_NO_FLAGS,
+		  EINVAL },
 	};
 
 	if (!cpuinfo_has("ssctr"))
@@ -148,6 +156,22 @@ TEST(branch_stack_invalid)
 			TH_LOG("branch_sample_type %#llx: errno %d",
 			       (unsigned long long)cases[i].bst, errno);
 	}
+}
+
+/* perf record --call-graph lbr asks for exactly this. */
+TEST(call_stack_accepted)
+{
+	int fd;
+
+	if (!cpuinfo_has("ssctr"))
+		SKIP(return, "no Ssctr: every branch stack event is refused");
+	fd = open_branch_event(PERF_SAMPLE_BRANCH_USER |
+			       PERF_SAMPLE_BRANCH_CALL_STACK |
+			       PERF_SAMPLE_BRANCH_NO_CYCLES |
+			       PERF_SAMPLE_BRANCH_NO_FLAGS |
+			       PERF_SAMPLE_BRANCH_HW_INDEX);
+	ASSERT_LE(0, fd) TH_LOG("errno %d: %s", errno, strerror(errno));
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

@@ -4,7 +4,9 @@
 # The consumers of perf-ctr aggregate's profiles, for its tests and its
 # benchmark. Idempotent; every step leaves a stamp in $CTR_CACHE.
 #
-#   host (bookworm): autofdo (create_gcov), llvm-14 (llvm-profdata), time
+#   host (bookworm): autofdo (create_gcov), llvm-14 (llvm-profdata), clang-14
+#                    (-fprofile-sample-use), linux-perf (perf script, for the
+#                    relocation check and the benchmark), time
 #   trixie root:     llvm-19 (llvm-profgen handles RISC-V from 19 on)
 #
 # A package that cannot be installed is reported, not fatal: the tests
@@ -18,10 +20,11 @@ mark() { date > "$CTR_CACHE/.stamp-$1"; }
 [ "$(id -u)" = 0 ] || { say "setup-afdo: not root, nothing installed"; exit 0; }
 mkdir -p "$CTR_CACHE"
 
-HOST_PKGS="autofdo llvm-14 time gcc-riscv64-linux-gnu libelf-dev libdw-dev"
+HOST_PKGS="autofdo llvm-14 clang-14 linux-perf time gcc-riscv64-linux-gnu libelf-dev libdw-dev"
 
 host_pkgs() {
-	stamp afdo-host && return 0
+	# the stamp holds the list, so that a longer list installs again
+	[ "$(cat "$CTR_CACHE/.stamp-afdo-host" 2>/dev/null)" = "$HOST_PKGS" ] && return 0
 	local missing=() p
 	for p in $HOST_PKGS; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
@@ -34,7 +37,7 @@ host_pkgs() {
 			--no-install-recommends "${missing[@]}" >/dev/null ||
 			{ say "apt-get install ${missing[*]} failed"; return 1; }
 	fi
-	mark afdo-host
+	echo "$HOST_PKGS" >"$CTR_CACHE/.stamp-afdo-host"
 }
 
 # llvm-profgen (LLVM >= 19) lives in the trixie root and runs through its

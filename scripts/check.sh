@@ -89,7 +89,22 @@ stage_end
 
 if [ $kernel_ok = 1 ]; then
 	stage_start "guest: -cpu max (CTR, AIA)"
-	guest max --cpu max --run check --append "ctr.isa=yes ctr.depth=256"
+	guest max --cpu max --run check --append "ctr.isa=yes ctr.depth=256 ctr.files=1"
+	stage_end
+
+	# perf-ctr on what the Debian perf recorded in that guest.
+	stage_start "perf-ctr on guest recordings"
+	if python3 "$TOP/scripts/guest-files.py" "$OUT/max.log" "$OUT/max-files" \
+		>/dev/null 2>"$OUT/e2e.log"; then
+		while read -r v rest; do
+			case $v in
+			PASS | FAIL | SKIP) record "$v" "perf-ctr $rest" ;;
+			esac
+		done < <(python3 "$TOP/tools/perf-ctr/tests/e2e.py" "$OUT/max-files" \
+			"$CTR_CACHE/guest-bin" 2>>"$OUT/e2e.log")
+	else
+		record FAIL "perf-ctr e2e: guest recordings (see out/check/e2e.log)"
+	fi
 	stage_end
 
 	# Without AIA every overflow arrives frozen; with it some are

@@ -92,6 +92,24 @@ perf report -i /tmp/u.data -b --stdio --sort symbol_from,symbol_to \
 check "perf report -b: ctr_wl_indcall -> ctr_wl_leaf" \
 	grep -q "ctr_wl_indcall .*ctr_wl_leaf " /tmp/ur.txt
 
+# perf record --call-graph lbr: call stacks from call-stack mode. perf
+# report -g shows the workload under main's callers.
+perf record -q -e instructions:u -c 100003 --call-graph lbr \
+	-o /tmp/cs.data -- /ctr/workload 30000 >/dev/null 2>&1
+perf report -i /tmp/cs.data -g caller --stdio 2>/dev/null >/tmp/cs.txt
+check "--call-graph lbr: the workload's calls under __libc_start_call_main" \
+	grep -q "__libc_start_call_main" /tmp/cs.txt
+
+# ctr.files=1: print the recordings for the host's perf-ctr tests
+# (scripts/guest-files.py turns them back into files).
+if [ "$(param files)" = 1 ]; then
+	for f in u cs; do
+		echo "ctr-file-begin $f.data"
+		base64 /tmp/$f.data
+		echo "ctr-file-end"
+	done
+fi
+
 # perf's own branch tests. test_brstack.sh needs perf's own symbols, which
 # Debian strips (linux-perf-dbgsym is in the debug archive): it skips.
 perf_test() {	# NAME: run "perf test NAME", pass, fail or skip with its reason

@@ -235,15 +235,23 @@ static int fold_sample(struct report *r, const struct pc_sample *s)
 	uint64_t frames[512], i;
 	size_t n = 0, len;
 
-	if (s->callchain_nr) {
+	/*
+	 * A call-stack branch stack (--call-graph lbr) is the better user
+	 * stack: the callchain of such a sample is the frame-pointer walk
+	 * perf also asks for, which code without frame pointers cuts short.
+	 * Each record is a call not returned from: its source is the caller.
+	 */
+	if ((s->attr->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK) &&
+	    (s->attr->sample_type & PERF_SAMPLE_BRANCH_STACK)) {
+		frames[n++] = s->ip;
+		for (i = 0; i < s->nr && n < 512; i++)
+			frames[n++] = s->br[i].from;
+	} else {
 		for (i = 0; i < s->callchain_nr && n < 512; i++)
 			if (s->callchain[i] < PERF_CONTEXT_MAX_MARK)
 				frames[n++] = s->callchain[i];
-	} else {
-		frames[n++] = s->ip;
-		if (s->attr->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK)
-			for (i = 0; i < s->nr && n < 512; i++)
-				frames[n++] = s->br[i].from;
+		if (!n)
+			frames[n++] = s->ip;
 	}
 	len = snprintf(buf, sizeof(buf), "%s", comm_of(r, s->pid));
 	/* frames[] is innermost first; folded stacks are outermost first. */

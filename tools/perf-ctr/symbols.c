@@ -151,6 +151,23 @@ static int cmp_sym(const void *a, const void *b)
 	return y->global - x->global;
 }
 
+/*
+ * Functions, and the global labels of hand-written assembly, which carry
+ * no type: a global NOTYPE symbol in an executable section names code.
+ */
+static bool code_sym(Elf *e, const GElf_Sym *s)
+{
+	GElf_Shdr sh;
+
+	if (GELF_ST_TYPE(s->st_info) == STT_FUNC)
+		return true;
+	if (GELF_ST_TYPE(s->st_info) != STT_NOTYPE ||
+	    GELF_ST_BIND(s->st_info) != STB_GLOBAL)
+		return false;
+	return gelf_getshdr(elf_getscn(e, s->st_shndx), &sh) &&
+	       (sh.sh_flags & SHF_EXECINSTR);
+}
+
 static void load_syms_from(struct pc_dso *d, Elf *e, Elf_Scn *scn, GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -166,8 +183,8 @@ static void load_syms_from(struct pc_dso *d, Elf *e, Elf_Scn *scn, GElf_Shdr *sh
 		GElf_Sym s;
 		const char *name;
 
-		if (!gelf_getsym(data, i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
-		    s.st_shndx == SHN_UNDEF)
+		if (!gelf_getsym(data, i, &s) || s.st_shndx == SHN_UNDEF ||
+		    s.st_shndx >= SHN_LORESERVE || !code_sym(e, &s))
 			continue;
 		name = elf_strptr(e, sh->sh_link, s.st_name);
 		if (!name || !*name)

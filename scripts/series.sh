@@ -3,8 +3,9 @@
 #
 # series.sh TREE: commit patches/series on top of the git work tree TREE.
 # Each commit gets its hook patch's message, author and date, the patch's
-# changes to existing files and the new files the series line names, as
-# they are in this repository now.
+# changes to existing files and the new files the series line names (a
+# name ending in / stands for every file git tracks under it), as they
+# are in this repository now.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -22,10 +23,21 @@ while read -r patch files; do
 		git -C "$tree" apply --index --whitespace=nowarn "$tmp/diff" ||
 			die "$patch does not apply to $tree"
 	fi
-	for f in $files; do
-		[ -f "$TOP/$f" ] || die "patches/series: $patch names missing file $f"
-		install -D -m 644 "$TOP/$f" "$tree/$f"
-		git -C "$tree" add -f "$f"
+	for entry in $files; do
+		# DIR/ stands for every file git tracks under it.
+		if [ "${entry%/}" != "$entry" ]; then
+			mapfile -t list < <(git -C "$TOP" ls-files -- "$entry")
+			[ ${#list[@]} -gt 0 ] ||
+				die "patches/series: $patch names empty directory $entry"
+		else
+			list=("$entry")
+		fi
+		for f in "${list[@]}"; do
+			[ -f "$TOP/$f" ] ||
+				die "patches/series: $patch names missing file $f"
+			install -D -m 644 "$TOP/$f" "$tree/$f"
+			git -C "$tree" add -f "$f"
+		done
 	done
 	GIT_AUTHOR_NAME=$(sed -n 's/^Author: //p' "$tmp/info") \
 	GIT_AUTHOR_EMAIL=$(sed -n 's/^Email: //p' "$tmp/info") \

@@ -36,6 +36,7 @@
 #include "leak.h"
 #include "ring.h"
 
+#define CAPS_BRANCHES	"/sys/bus/event_source/devices/cpu/caps/branches"
 #define ROUNDS		10000
 #define SPIN		50	/* loop iterations per turn, 600 instructions */
 #define PERIOD		200003
@@ -195,6 +196,7 @@ static int pin(int cpu)
 
 FIXTURE_SETUP(leak)
 {
+	bool has_ctr = !access(CAPS_BRANCHES, F_OK);
 	struct perf_event_attr attr;
 	int p2b[2], b2p[2];
 
@@ -227,7 +229,7 @@ FIXTURE_SETUP(leak)
 		init_attr(&attr, PERF_COUNT_HW_INSTRUCTIONS, PERIOD,
 			  variant->filter);
 		self->fd[0] = open_event(&attr, 0, -1);
-		if (self->fd[0] < 0 && errno == EOPNOTSUPP &&
+		if (self->fd[0] < 0 && errno == EOPNOTSUPP && has_ctr &&
 		    variant->filter == PERF_SAMPLE_BRANCH_CALL_STACK)
 			SKIP(return, "call-stack mode refused (EOPNOTSUPP)");
 		if (self->fd[0] < 0 && errno == EOPNOTSUPP)

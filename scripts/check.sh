@@ -71,7 +71,8 @@ while read -r v rest; do
 	RC) [ "$rest" = 0 ] || [ $pc_fail = 1 ] ||
 		record FAIL "perf-ctr tests exited $rest (see out/check/perf-ctr.log)" ;;
 	esac
-done < <("$TOP/tools/perf-ctr/tests/run.sh" 2>"$OUT/perf-ctr.log"; echo "RC $?")
+done < <(FUZZ_SECONDS=${FUZZ_SECONDS:-20} "$TOP/tools/perf-ctr/tests/run.sh" \
+	2>"$OUT/perf-ctr.log"; echo "RC $?")
 grep -q . "$OUT/perf-ctr.log" && sed 's/^/#   /' "$OUT/perf-ctr.log" | tail -20
 stage_end
 

@@ -48,6 +48,7 @@
 
 #define CAPS_BRANCHES	"/sys/bus/event_source/devices/cpu/caps/branches"
 #define ITERATIONS	100000
+#define WORKERS		2
 #define MAX_WORKERS	4
 #define POOL		4	/* open events kept as group leaders */
 #define MAX_REPORTS	10
@@ -709,6 +710,7 @@ TEST_F_TIMEOUT(fuzz, random, 600)
 {
 	const char *env_seed = getenv("CTR_FUZZ_SEED");
 	const char *env_n = getenv("CTR_FUZZ_ITERATIONS");
+	const char *env_w = getenv("CTR_FUZZ_WORKERS");
 	unsigned long n = env_n ? strtoul(env_n, NULL, 0) : ITERATIONS;
 	__u64 seed = env_seed ? strtoull(env_seed, NULL, 0) : fresh_seed();
 	struct stats *st, total = { 0 };
@@ -719,7 +721,11 @@ TEST_F_TIMEOUT(fuzz, random, 600)
 
 	get_platform(&p);
 	ksft_print_msg("perf_event_max_sample_rate %ld\n", read_long(RATE_FILE));
-	workers = p.ncpus < MAX_WORKERS ? p.ncpus : MAX_WORKERS;
+	workers = env_w ? atoi(env_w) : WORKERS;
+	if (workers > p.ncpus)
+		workers = p.ncpus;
+	if (workers > MAX_WORKERS)
+		workers = MAX_WORKERS;
 	if (workers < 1)
 		workers = 1;
 	ksft_print_msg("seed %llu (CTR_FUZZ_SEED=%llu replays it), %lu events, %d workers\n",

@@ -8,6 +8,14 @@
 # period it prints the extra instructions per sample that reading the
 # branch stack costs, and the slowdown of perf record -b relative to
 # perf record at the same period (target: at most 1.10).
+#
+# Then what a context switch costs, with perf bench sched pipe on one hart
+# (PIPE_LOOPS operations, 2 switches each): with no perf event on a hart
+# with CTR against one without (target: at most 1.01, the driver costs
+# nothing while no branch event exists), and under per-task events that
+# never overflow: the extra instructions per switch of a call-stack event
+# (its buffer saved and restored) and of a -b event, against no event and
+# against a per-task event without a branch stack.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -19,6 +27,13 @@ for depth in 16 64 256; do
 		--append "riscv_ctr.depth=$depth ctr.periods=$periods ctr.iters=200000" \
 		--log "$out/depth$depth.log" >/dev/null 2>&1 || true
 done
+loops=${PIPE_LOOPS:-20000}
+"$TOP/scripts/run.sh" --smp 1 --icount --timeout 900 --run bench \
+	--append "ctr.pipe=$loops" --log "$out/pipe-ctr.log" >/dev/null 2>&1 || true
+"$TOP/scripts/run.sh" --smp 1 --icount --timeout 900 --run bench \
+	--cpu max,smctr=false,ssctr=false --append "ctr.pipe=$loops" \
+	--log "$out/pipe-noctr.log" >/dev/null 2>&1 || true
+
 cat "$out"/depth*.log | tr -d '\r' | grep '^bench: ' | python3 -c '
 import sys, collections
 runs = collections.defaultdict(list)
@@ -34,3 +49,30 @@ for (depth, period, mode) in sorted(runs):
     per = (b[0] - p[0]) / b[1] if b[1] else float("nan")
     print(f"{depth:5}  {period:8}  {p[0]:9}  {b[0]:9}  {b[1]:7}  {per:12.0f}  {b[0] / p[0]:8.3f}")
 '
+python3 - "$out/pipe-ctr.log" "$out/pipe-noctr.log" <<'EOF'
+import sys
+def load(path):
+    r = {}
+    try:
+        for line in open(path, errors="replace"):
+            if line.startswith("pipe: "):
+                _, mode, us = line.split()
+                r[mode] = float(us)
+    except OSError:
+        pass
+    return r
+ctr, noctr = load(sys.argv[1]), load(sys.argv[2])
+print()
+print("perf bench sched pipe, one hart, -icount (1 ns = 1 instruction), usecs/op:")
+for mode in ("none", "plain", "callstack", "any"):
+    a, b = ctr.get(mode, "-"), noctr.get(mode, "-")
+    print(f"  {mode:10} CTR hart {a:>10}   hart without CTR {b:>10}")
+if ctr.get("none") and noctr.get("none"):
+    print(f"no event, CTR / no CTR: {ctr['none'] / noctr['none']:.4f} (target <= 1.01)")
+# An op is a round trip: two context switches, and 1 us is 1000 instructions.
+for mode, what in (("callstack", "call-stack event"), ("any", "-b event")):
+    if ctr.get(mode) and ctr.get("none") and ctr.get("plain"):
+        print(f"per-task {what}: {(ctr[mode] - ctr['none']) * 500:.0f} instructions"
+              f" per switch more than no event, {(ctr[mode] - ctr['plain']) * 500:.0f}"
+              " more than a per-task event without a branch stack")
+EOF

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -248,6 +249,8 @@ static int open_callstack(pid_t pid, struct perf_event_attr *attr)
 /* The other task on our CPU: short climbs of its own, and yields. */
 static void run_peer(void)
 {
+	/* Gone with the test, even where it ends without its teardown. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	for (;;) {
 		climb(40, 1000);
 		sched_yield();
@@ -259,6 +262,7 @@ static void run_mover(pid_t pid, const int *cpus, int ncpus)
 {
 	const struct timespec ts = { .tv_nsec = 2000000 };
 
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	for (unsigned int i = 0; ; i++) {
 		if (pin(pid, cpus[i % ncpus]))
 			_exit(1);

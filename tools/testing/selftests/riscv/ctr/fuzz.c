@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -739,6 +740,7 @@ TEST_F_TIMEOUT(fuzz, random, 600)
 		pids[w] = fork();
 		ASSERT_LE(0, pids[w]);
 		if (!pids[w]) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			run_worker(seed, w, n / workers + (w < (int)(n % workers)),
 				   &p, &st[w]);
 			_exit(0);

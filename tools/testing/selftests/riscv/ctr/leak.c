@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -164,6 +165,8 @@ static void run_b(int in, int out)
 {
 	char c;
 
+	/* Gone with A, even where A's test ends without its teardown. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	while (read(in, &c, 1) == 1) {
 		leak_b_spin(SPIN);
 		if (write(out, &c, 1) != 1)

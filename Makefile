@@ -7,12 +7,13 @@
 
 S := scripts
 
-.PHONY: help setup kernel kernel-debug guest run demo check bench bench-perf-ctr patches lint clean
+.PHONY: help setup kernel kernel-debug guest run demo check stress bench bench-perf-ctr patches lint clean
 
 help:
 	@echo "make demo     boot QEMU with CTR and show perf record -b / perf report -b"
 	@echo "make check    run every test; ends with 'N passed, N failed, N skipped'"
 	@echo "make run      interactive shell in the guest (RUN_ARGS='--cpu ...')"
+	@echo "make stress   the stress test under the debug kernel (KASAN, lockdep)"
 	@echo "make bench    what branch stacks cost per sample, as ratios"
 	@echo "make bench-perf-ctr  perf-ctr aggregate vs perf script and llvm-profgen"
 	@echo "make patches  write the kernel series to out/patches (git format-patch)"
@@ -39,6 +40,14 @@ demo: guest
 
 check:
 	$(S)/check.sh
+
+# The stress test under the debug kernel (KASAN, lockdep): STRESS=N rounds.
+stress: guest
+	$(S)/kernel.sh debug
+	$(S)/run.sh --config debug --run stress --append "ctr.stress=$(or $(STRESS),3)" \
+		--timeout 3600 --log out/stress-debug.log
+	python3 $(S)/results.py stress-debug out/stress-debug.log | tee out/stress-debug.results
+	! grep -q '^FAIL' out/stress-debug.results
 
 bench: guest
 	$(S)/bench.sh

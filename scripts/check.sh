@@ -121,15 +121,20 @@ if [ $kernel_ok = 1 ]; then
 	# counter overflow exact, so that this run can also require a sample
 	# for every period, beside a second sampling event too.
 	# -icount runs the guest in one host thread: the guest without CTR
-	# boots on the other core meanwhile.
-	stage_start "guests: -cpu max,smaia=false,ssaia=false -icount (CTR, no AIA) and -cpu max,smctr=false,ssctr=false (no CTR)"
-	guest_run noctr --cpu max,smctr=false,ssctr=false --run check \
-		--append "ctr.isa=no" &
-	noctr_pid=$!
+	# and a round of the stress test (migrations, concurrent filters,
+	# CPU hotplug) boot on the other core meanwhile.
+	stage_start "guests: -cpu max,smaia=false,ssaia=false -icount (CTR, no AIA); -cpu max,smctr=false,ssctr=false (no CTR); stress"
+	{
+		guest_run noctr --cpu max,smctr=false,ssctr=false --run check \
+			--append "ctr.isa=no"
+		guest_run stress --cpu max --run stress --append "ctr.stress=1"
+	} &
+	others=$!
 	guest noaia --cpu max,smaia=false,ssaia=false --icount --run check \
 		--append "ctr.isa=yes ctr.depth=256 ctr.exact=1"
-	wait $noctr_pid
+	wait $others
 	guest_results noctr
+	guest_results stress
 	stage_end
 else
 	record FAIL "guest tests (no kernel to boot)"

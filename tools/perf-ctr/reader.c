@@ -19,19 +19,10 @@
 #include <unistd.h>
 
 #include "perf-ctr.h"
+#include "format.h"
 
-#define PC_MAGIC		0x32454c4946524550ULL	/* "PERFILE2" */
-#define PC_MAGIC_SWAPPED	0x50455246494c4532ULL
 #define FILE_HEADER_SIZE	104
 #define PIPE_HEADER_SIZE	16
-#define FEAT_BUILD_ID		2
-
-#ifndef PERF_SAMPLE_BRANCH_HW_INDEX
-#define PERF_SAMPLE_BRANCH_HW_INDEX	(1U << 17)
-#endif
-#ifndef PERF_SAMPLE_BRANCH_COUNTERS
-#define PERF_SAMPLE_BRANCH_COUNTERS	(1U << 19)
-#endif
 
 /* User record types that perf itself writes into a file or a pipe. */
 enum {

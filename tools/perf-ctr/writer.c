@@ -13,17 +13,9 @@
 #include <string.h>
 
 #include "perf-ctr.h"
+#include "format.h"
 
-#define PC_MAGIC		0x32454c4946524550ULL
-#define FEAT_BUILD_ID		2
 #define MAX_ATTRS		64
-
-#ifndef PERF_SAMPLE_BRANCH_HW_INDEX
-#define PERF_SAMPLE_BRANCH_HW_INDEX	(1U << 17)
-#endif
-#ifndef PERF_SAMPLE_BRANCH_COUNTERS
-#define PERF_SAMPLE_BRANCH_COUNTERS	(1U << 19)
-#endif
 
 /* Sample fields the writer can fill in; the others it refuses. */
 #define WRITABLE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \

@@ -46,6 +46,7 @@
 #include <linux/perf_event.h>
 
 #include "../../kselftest_harness.h"
+#include "sysctl.h"
 
 #define CAPS_BRANCHES	"/sys/bus/event_source/devices/cpu/caps/branches"
 #define ITERATIONS	100000
@@ -649,29 +650,6 @@ static __u64 now_ms(void)
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
-static long read_long(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long r = -1;
-
-	if (f) {
-		if (fscanf(f, "%ld", &r) != 1)
-			r = -1;
-		fclose(f);
-	}
-	return r;
-}
-
-static void write_long(const char *path, long r)
-{
-	FILE *f = fopen(path, "w");
-
-	if (f) {
-		fprintf(f, "%ld\n", r);
-		fclose(f);
-	}
-}
-
 /*
  * Events with tiny periods would otherwise interrupt the workers at the
  * rate the guest allows for the other tests, 100000 a second: allow
@@ -679,8 +657,6 @@ static void write_long(const char *path, long r)
  * the limit then lowers it when samples take long: turn the limit off
  * again, so that the rate the random events see stays put.
  */
-#define RATE_FILE	"/proc/sys/kernel/perf_event_max_sample_rate"
-#define PERCENT_FILE	"/proc/sys/kernel/perf_cpu_time_max_percent"
 #define FUZZ_RATE	2000
 
 FIXTURE(fuzz) {

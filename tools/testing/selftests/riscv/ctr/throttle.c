@@ -23,39 +23,11 @@
 #include <linux/perf_event.h>
 
 #include "../../kselftest_harness.h"
+#include "sysctl.h"
 
-#define RATE_FILE	"/proc/sys/kernel/perf_event_max_sample_rate"
-#define PERCENT_FILE	"/proc/sys/kernel/perf_cpu_time_max_percent"
 #define RATE		1000
 #define PAGES		64
 #define RUN_NS		1500000000ULL
-
-static long read_long(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long r = -1;
-
-	if (f) {
-		if (fscanf(f, "%ld", &r) != 1)
-			r = -1;
-		fclose(f);
-	}
-	return r;
-}
-
-static int write_long(const char *path, long r)
-{
-	FILE *f = fopen(path, "w");
-	int err = 0;
-
-	if (!f)
-		return errno;
-	if (fprintf(f, "%ld\n", r) < 0)
-		err = errno;
-	if (fclose(f) && !err)
-		err = errno;
-	return err;
-}
 
 static uint64_t now_ns(void)
 {

@@ -23,3 +23,11 @@ make -s -C "$src/tools/testing/selftests/riscv/ctr" ARCH=riscv \
 	CFLAGS="-Wall -O2 -I$src/tools/testing/selftests -I$hdr/include" all
 # The perf tool tests check records against the workload's symbols.
 ${CROSS}nm "$bins/workload" | grep ' ctr_wl' >"$bins/workload.syms"
+# perf-ctr's static riscv64 build (record, script, check), when the host
+# tests have built it, records in the guest too.
+pc=$TOP/out/perf-ctr/riscv64/perf-ctr
+if [ -x "$pc" ]; then
+	install -m 755 "$pc" "$bins/perf-ctr"
+else
+	rm -f "$bins/perf-ctr"
+fi

@@ -100,6 +100,26 @@ perf report -i /tmp/cs.data -g caller --stdio 2>/dev/null >/tmp/cs.txt
 check "--call-graph lbr: the workload's calls under __libc_start_call_main" \
 	grep -q "__libc_start_call_main" /tmp/cs.txt
 
+# perf-ctr record (libperf) on the same workload: the Debian perf reads
+# its file and finds the workload's transfers with their types.
+if [ -x /ctr/perf-ctr ]; then
+	/ctr/perf-ctr record -j any,u,save_type -c 100003 -o /tmp/pc.data -- \
+		/ctr/workload 30000 >/tmp/pc.log 2>&1
+	rc=$?
+	records /tmp/pc.data >/tmp/pc.txt
+	note "perf-ctr record: exit $rc, $(wc -l </tmp/pc.txt) records"
+	missing=0
+	while read -r from to type; do
+		has /tmp/pc.txt "$from" "$to" "$type" || missing=$((missing + 1))
+	done </tmp/want.txt
+	check "perf-ctr record -j any,u,save_type: perf script finds all workload transfers" \
+		[ "$rc" = 0 -a "$missing" = 0 ]
+	check "perf-ctr record: no kernel address" \
+		eval '! grep -q -E "(^|/)0x[89a-f][0-9a-f]{15}/" /tmp/pc.txt'
+else
+	skip "perf-ctr record in the guest" "no riscv64 perf-ctr (tools/perf-ctr/tests/t-build.sh builds it)"
+fi
+
 # ctr.files=1: print the recordings for the host's perf-ctr tests
 # (scripts/guest-files.py turns them back into files).
 if [ "$(param files)" = 1 ]; then

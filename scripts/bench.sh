@@ -69,6 +69,8 @@ for mode in ("none", "plain", "callstack", "any"):
     print(f"  {mode:10} CTR hart {a:>10}   hart without CTR {b:>10}")
 if ctr.get("none") and noctr.get("none"):
     print(f"no event, CTR / no CTR: {ctr['none'] / noctr['none']:.4f} (target <= 1.01)")
+if ctr.get("plain") and noctr.get("plain"):
+    print(f"per-task event without branch stack, CTR / no CTR: {ctr['plain'] / noctr['plain']:.4f}")
 # An op is a round trip: two context switches, and 1 us is 1000 instructions.
 for mode, what in (("callstack", "call-stack event"), ("any", "-b event")):
     if ctr.get(mode) and ctr.get("none") and ctr.get("plain"):

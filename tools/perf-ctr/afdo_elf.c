@@ -12,38 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "afdo.h"
-
-#ifndef NT_GNU_BUILD_ID
-#define NT_GNU_BUILD_ID 3
-#endif
-
-static void read_build_id(struct afdo_bin *b, Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		GElf_Nhdr nh;
-		size_t off = 0, noff, doff;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d)
-			continue;
-		while (off < d->d_size &&
-		       (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((char *)d->d_buf + noff, "GNU", 4))
-				continue;
-			b->build_id_size = nh.n_descsz > 20 ? 20 : nh.n_descsz;
-			memcpy(b->build_id, (char *)d->d_buf + doff,
-			       b->build_id_size);
-			return;
-		}
-	}
-}
+#include "symbols.h"
 
 static int cmp_fsym(const void *x, const void *y)
 {
@@ -213,7 +182,7 @@ int afdo_bin_open(struct afdo_bin *b, const char *path, char *err, size_t errlen
 		snprintf(err, errlen, "%s: no executable section with contents", path);
 		goto fail;
 	}
-	read_build_id(b, elf);
+	b->build_id_size = pc_elf_build_id(elf, b->build_id);
 	load_symtab(b, elf);
 	return 0;
 fail:

@@ -325,6 +325,39 @@ bool pc_resolve(struct pc_maps *ms, uint32_t pid, uint64_t addr,
 	return true;
 }
 
+#ifndef PC_NO_ELF
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID 3
+#endif
+
+uint8_t pc_elf_build_id(void *elf, uint8_t id[20])
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+		uint8_t n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		while (d && off < d->d_size &&
+		       (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((char *)d->d_buf + noff, "GNU", 4))
+				continue;
+			n = nh.n_descsz > 20 ? 20 : nh.n_descsz;
+			memcpy(id, (char *)d->d_buf + doff, n);
+			return n;
+		}
+	}
+	return 0;
+}
+#endif
+
 void pc_maps_free(struct pc_maps *ms)
 {
 	struct pc_dso *d, *n;

@@ -61,5 +61,7 @@ const struct pc_sym *pc_dso_sym(struct pc_dso *d, uint64_t vaddr);
 bool pc_resolve(struct pc_maps *ms, uint32_t pid, uint64_t addr,
 		struct pc_loc *loc);
 void pc_maps_free(struct pc_maps *ms);
+/* The GNU build-id of an ELF (an Elf *) into @id; its size, 0 if none. */
+uint8_t pc_elf_build_id(void *elf, uint8_t id[20]);
 
 #endif

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "perf-ctr.h"
+#include "symbols.h"
 
 #ifndef PERF_SAMPLE_BRANCH_HW_INDEX
 #define PERF_SAMPLE_BRANCH_HW_INDEX	(1U << 17)
@@ -216,34 +217,6 @@ static int fake_sites(struct synth *s)
 	return 0;
 }
 
-static void build_id_of(struct synth *s, Elf *e)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(e, &shstrndx))
-		return;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		d = elf_getdata(scn, NULL);
-		while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off))) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
-			    nh.n_descsz <= 20) {
-				memcpy(s->build_id, (char *)d->d_buf + desc_off, nh.n_descsz);
-				s->build_id_size = nh.n_descsz;
-				return;
-			}
-		}
-	}
-}
-
 static int load_binary(struct synth *s, const char *path)
 {
 	GElf_Ehdr eh;
@@ -289,7 +262,7 @@ static int load_binary(struct synth *s, const char *path)
 		fprintf(stderr, "perf-ctr synth: %s: no executable segment\n", path);
 		goto out;
 	}
-	build_id_of(s, e);
+	s->build_id_size = pc_elf_build_id(e, s->build_id);
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *d;

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,57 +50,7 @@ struct agg_ctx {
 	uint64_t file_size;
 	time_t last_progress;
 	int oom;
-	uintptr_t seen_lo, dropped;	/* input pages already given back */
 };
-
-/*
- * The reader maps the whole input; records behind the current one are
- * not needed again, so every 2 MiB their pages are unmapped from this
- * process (MADV_DONTNEED; the page cache keeps them, and a page touched
- * again is read back from the file). Only done when the records lie in a
- * mapping of a file, never on memory of the reader's own. Peak RSS then
- * follows the tables, not the size of the perf.data.
- */
-#define DROP_CHUNK (2UL << 20)
-
-static bool in_file_mapping(uintptr_t p)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-	bool file = false;
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi, ino;
-		char perm[8];
-
-		if (sscanf(line, "%lx-%lx %7s %*s %*s %lu", &lo, &hi, perm, &ino) != 4)
-			continue;
-		if (p >= lo && p < hi) {
-			file = ino != 0 && perm[3] == 'p';
-			break;
-		}
-	}
-	fclose(f);
-	return file;
-}
-
-static void drop_consumed(struct agg_ctx *c, const void *cur)
-{
-	uintptr_t p = (uintptr_t)cur, end;
-
-	if (!c->seen_lo) {
-		c->seen_lo = (p + 4095) & ~4095UL;
-		c->dropped = in_file_mapping(p) ? c->seen_lo : UINTPTR_MAX;
-		return;
-	}
-	if (p < c->dropped || p - c->dropped < 2 * DROP_CHUNK)
-		return;
-	end = (p - DROP_CHUNK) & ~4095UL;
-	madvise((void *)c->dropped, end - c->dropped, MADV_DONTNEED);
-	c->dropped = end;
-}
 
 static const char *base_name(const char *p)
 {
@@ -258,7 +207,6 @@ static int on_sample(void *vc, const struct pc_sample *s)
 		return 0;
 	}
 	st->records += s->nr;
-	drop_consumed(c, s->br);
 	for (i = 0; i < s->nr; i++) {
 		uint64_t from = 0, to = 0;
 		bool fm = reloc(c, pid, s->br[i].from, &from);

@@ -58,6 +58,11 @@ struct rd {
 	bool ids_sorted;
 	int id_pos;		/* u64 index of the sample id, -1 if none */
 
+	/* A mapped file: pages of walked records are handed back up to here. */
+	bool mapped;
+	uint64_t dropped;
+	size_t page;
+
 	uint64_t *scratch;	/* aligned copy of a misaligned record */
 	uint64_t *pipe_ids;	/* ids of pipe-mode attrs, owned */
 	size_t nr_pipe_ids, cap_pipe_ids;
@@ -504,11 +509,32 @@ static int parse_header_attr(struct rd *r, const uint8_t *rec, uint64_t off)
 }
 
 /* Walk the records in [start, start + size). */
+/*
+ * A file read through its mapping: every 2 MiB, hand back the pages of
+ * the records already walked, so that resident memory follows what the
+ * callbacks keep, not the size of the file. The mapping is private and
+ * never written: a page touched again (an attr, a name) comes back from
+ * the file.
+ */
+#define DROP_CHUNK	(2UL << 20)
+
+static void drop_behind(struct rd *r, uint64_t off)
+{
+	uint64_t end;
+
+	if (!r->mapped || off < r->dropped || off - r->dropped < 2 * DROP_CHUNK)
+		return;
+	end = (off - DROP_CHUNK) & ~(uint64_t)(r->page - 1);
+	madvise((void *)(r->buf + r->dropped), end - r->dropped, MADV_DONTNEED);
+	r->dropped = end;
+}
+
 static int walk(struct rd *r, uint64_t start, uint64_t size, bool pipe)
 {
 	uint64_t off = start, end = start + size;
 	int ret;
 
+	r->dropped = (start + r->page - 1) & ~(uint64_t)(r->page - 1);
 	while (off < end) {
 		struct perf_event_header hdr;
 		const uint8_t *rec;
@@ -576,6 +602,7 @@ static int walk(struct rd *r, uint64_t start, uint64_t size, bool pipe)
 		if (ret)
 			return ret;
 		off += hdr.size;
+		drop_behind(r, off);
 	}
 	return 0;
 }
@@ -691,12 +718,13 @@ static int read_file_mode(struct rd *r)
 	return walk_build_ids(r, a_off, a_size);
 }
 
-int pc_read_buffer(const void *buf, size_t len, const struct pc_handlers *h,
-		   void *ctx, struct pc_error *err)
+static int read_buffer(const void *buf, size_t len, bool mapped,
+		       const struct pc_handlers *h, void *ctx,
+		       struct pc_error *err)
 {
 	struct rd r = {
 		.buf = buf, .len = len, .h = h, .ctx = ctx, .err = err,
-		.id_pos = -1,
+		.id_pos = -1, .mapped = mapped, .page = sysconf(_SC_PAGESIZE),
 	};
 	uint64_t magic;
 	int ret;
@@ -718,6 +746,12 @@ int pc_read_buffer(const void *buf, size_t len, const struct pc_handlers *h,
 	free(r.ids);
 	free(r.pipe_ids);
 	return ret;
+}
+
+int pc_read_buffer(const void *buf, size_t len, const struct pc_handlers *h,
+		   void *ctx, struct pc_error *err)
+{
+	return read_buffer(buf, len, false, h, ctx, err);
 }
 
 /* Read all of FD (a pipe or stdin) into memory. */
@@ -785,7 +819,7 @@ int pc_read_file(const char *file, const struct pc_handlers *h, void *ctx,
 		}
 		madvise(buf, len, MADV_SEQUENTIAL);
 		madvise(buf, len, MADV_WILLNEED);
-		ret = pc_read_buffer(buf, len, h, ctx, err);
+		ret = read_buffer(buf, len, true, h, ctx, err);
 		munmap(buf, len);
 	} else {
 		if (slurp(fd, &buf, &len) < 0) {

@@ -231,18 +231,7 @@ FIXTURE_VARIANT_ADD(callstack, shallow_after_longjmp) {
 
 static int open_callstack(pid_t pid, struct perf_event_attr *attr)
 {
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	attr->type = PERF_TYPE_HARDWARE;
-	attr->config = PERF_COUNT_HW_INSTRUCTIONS;
-	attr->sample_period = PERIOD;
-	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			    PERF_SAMPLE_CPU | PERF_SAMPLE_BRANCH_STACK;
-	attr->branch_sample_type = BRANCH_LBR;
-	attr->exclude_kernel = 1;
-	attr->exclude_hv = 1;
-	attr->disabled = 1;
-	attr->sample_max_stack = 256;
+	ctr_ring_attr(attr, PERF_COUNT_HW_INSTRUCTIONS, PERIOD, BRANCH_LBR);
 	return syscall(__NR_perf_event_open, attr, pid, -1, -1, 0);
 }
 

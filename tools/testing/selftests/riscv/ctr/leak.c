@@ -138,23 +138,6 @@ FIXTURE_VARIANT_ADD(leak, cpu_wide_sees_both) {
 	.filter = PERF_SAMPLE_BRANCH_ANY, .mode = CPU_WIDE,
 };
 
-static void init_attr(struct perf_event_attr *attr, __u64 config,
-		      __u64 period, __u64 filter)
-{
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	attr->type = PERF_TYPE_HARDWARE;
-	attr->config = config;
-	attr->sample_period = period;
-	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			    PERF_SAMPLE_CPU | PERF_SAMPLE_BRANCH_STACK;
-	attr->branch_sample_type = filter | PERF_SAMPLE_BRANCH_USER;
-	attr->exclude_kernel = 1;
-	attr->exclude_hv = 1;
-	attr->disabled = 1;
-	attr->sample_max_stack = 256;
-}
-
 static int open_event(struct perf_event_attr *attr, pid_t pid, int cpu)
 {
 	return syscall(__NR_perf_event_open, attr, pid, cpu, -1, 0);
@@ -236,8 +219,8 @@ FIXTURE_SETUP(leak)
 
 	period = getenv("CTR_TEST_EXACT") ? PERIOD_EXACT : PERIOD;
 	if (variant->mode != CPU_WIDE) {
-		init_attr(&attr, PERF_COUNT_HW_INSTRUCTIONS, period,
-			  variant->filter);
+		ctr_ring_attr(&attr, PERF_COUNT_HW_INSTRUCTIONS, period,
+			      variant->filter | PERF_SAMPLE_BRANCH_USER);
 		self->fd[0] = open_event(&attr, 0, -1);
 		if (self->fd[0] < 0 && errno == EOPNOTSUPP && has_ctr &&
 		    variant->filter == PERF_SAMPLE_BRANCH_CALL_STACK)
@@ -257,11 +240,13 @@ FIXTURE_SETUP(leak)
 		break;
 	case BESIDE_CPU:
 		/* Cycles, so that it takes another counter than A's event. */
-		init_attr(&attr, PERF_COUNT_HW_CPU_CYCLES, 5 * period, variant->filter);
+		ctr_ring_attr(&attr, PERF_COUNT_HW_CPU_CYCLES, 5 * period,
+			      variant->filter | PERF_SAMPLE_BRANCH_USER);
 		self->fd[1] = open_event(&attr, -1, self->cpu);
 		break;
 	case CPU_WIDE:
-		init_attr(&attr, PERF_COUNT_HW_INSTRUCTIONS, period, variant->filter);
+		ctr_ring_attr(&attr, PERF_COUNT_HW_INSTRUCTIONS, period,
+			      variant->filter | PERF_SAMPLE_BRANCH_USER);
 		self->fd[1] = open_event(&attr, -1, self->cpu);
 		break;
 	}

@@ -44,6 +44,27 @@ struct ctr_ring {
 
 typedef void (*ctr_sample_fn)(void *arg, const struct ctr_sample *s);
 
+/*
+ * A disabled, user-only sampling event with up to 256 branch records per
+ * sample, in a layout ctr_ring_parse() reads.
+ */
+static inline void ctr_ring_attr(struct perf_event_attr *attr, __u64 config,
+				 __u64 period, __u64 branch_sample_type)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_HARDWARE;
+	attr->config = config;
+	attr->sample_period = period;
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			    PERF_SAMPLE_CPU | PERF_SAMPLE_BRANCH_STACK;
+	attr->branch_sample_type = branch_sample_type;
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+	attr->disabled = 1;
+	attr->sample_max_stack = 256;
+}
+
 static inline bool ctr_kernel_addr(__u64 a)
 {
 	return (__s64)a < 0;

@@ -11,11 +11,14 @@ OUT=${OUT:-$TOP/out/check}
 rm -rf "$OUT"
 mkdir -p "$OUT"
 pass=0 fail=0 skipped=0 t_all=$(date +%s)
+# Failures and the lines that explain them, repeated at the end: CI
+# shows only the tail of a long run.
+failures=()
 
 record() {	# VERDICT NAME
 	case $1 in
 	PASS) pass=$((pass + 1)) ;;
-	FAIL) fail=$((fail + 1)) ;;
+	FAIL) fail=$((fail + 1)); failures+=("FAIL $2") ;;
 	SKIP) skipped=$((skipped + 1)) ;;
 	esac
 	echo "$1 $2"
@@ -42,7 +45,7 @@ guest_results() {	# NAME
 	while read -r v rest; do
 		case $v in
 		PASS | FAIL | SKIP) record "$v" "$rest" ;;
-		*) echo "$v $rest" ;;
+		*) echo "$v $rest"; failures+=("$v $rest") ;;
 		esac
 	done < <(python3 "$TOP/scripts/results.py" "$1" "$OUT/$1.log")
 }
@@ -141,5 +144,9 @@ else
 fi
 
 say "make check: $(($(date +%s) - t_all)) s"
+if [ $fail != 0 ]; then
+	echo "failures:"
+	printf '%s\n' "${failures[@]}"
+fi
 echo "$pass passed, $fail failed, $skipped skipped"
 [ $fail = 0 ]

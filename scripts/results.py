@@ -48,7 +48,8 @@ def main():
         if line.startswith("ctr-guest: ") and " exited with " in line:
             done = True
         if BAD.search(line) and line.startswith("dmesg: "):
-            bad.append(line[7:].strip())
+            k = KLINE.match(line[7:])
+            bad.append((k.group(1) if k else line[7:]).strip())
         p = PLAN.match(line)
         if p:
             if plan is not None:
@@ -74,9 +75,14 @@ def main():
     elif seen:
         out.append(("FAIL", f"{seen} results without a plan"))
     out.append(("PASS" if done else "FAIL", "guest run completed"))
-    out.append(("FAIL" if bad else "PASS", "no kernel warnings or errors"))
+    if bad:
+        # Name the report in the result itself: a CI log may show only it.
+        first = next((b for b in bad if "cut here" not in b), bad[0])
+        out.append(("FAIL", f"no kernel warnings or errors ({first})"))
+    else:
+        out.append(("PASS", "no kernel warnings or errors"))
     for b in bad[:20]:
-        print(f"#   kernel: {b}")
+        print(f"#   {name} kernel: {b}")
     for v, t in out:
         print(f"{v} {name}: {t}")
 

@@ -69,7 +69,15 @@ class ResultsTest(unittest.TestCase):
                     "[    2.00] Unable to handle kernel paging request",
                     "dmesg: [    2.00] WARNING: possible circular locking"):
             lines = parse(GOOD + bad + "\n")
-            self.assertIn("FAIL t: no kernel warnings or errors", lines, bad)
+            text = bad.split("] ", 1)[1]
+            self.assertIn(f"FAIL t: no kernel warnings or errors ({text})",
+                          lines, bad)
+
+    def test_kernel_warning_named_past_cut_here(self):
+        lines = parse(GOOD + "[    2.00] ------------[ cut here ]------------\n"
+                      "[    2.01] WARNING: CPU: 0 PID: 1 at x.c:2 f+0x0/0x4\n")
+        self.assertIn("FAIL t: no kernel warnings or errors "
+                      "(WARNING: CPU: 0 PID: 1 at x.c:2 f+0x0/0x4)", lines)
 
     def test_program_died_early(self):
         lines = parse(GOOD.replace("ok 2 global.refused\n", ""))

@@ -5,7 +5,8 @@
 #   --cpu OPTS      QEMU -cpu value (default: max)
 #   --config NAME   kernel config, ctr or debug (default: ctr)
 #   --smp N         harts (default: 4)
-#   --icount        exact instruction counting (-icount shift=0)
+#   --icount        exact instruction counting (-icount shift=0,sleep=off:
+#                   idle time passes without waiting for the host clock)
 #   --run NAME      run /ctr/NAME in the guest and power off (scripted mode)
 #   --append ARGS   more kernel command line
 #   --timeout S     wall-clock limit of a scripted run (default: 600)
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
 	--cpu) cpu=$2; shift ;;
 	--config) config=$2; shift ;;
 	--smp) smp=$2; shift ;;
-	--icount) icount=(-icount shift=0) ;;
+	--icount) icount=(-icount shift=0,sleep=off) ;;
 	--run) run=$2; shift ;;
 	--append) append="$append $2"; shift ;;
 	--timeout) tmo=$2; shift ;;

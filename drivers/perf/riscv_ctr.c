@@ -539,6 +539,11 @@ riscv_ctr_decode(const struct riscv_ctr_entry *raw, unsigned int nr,
  * riscv_ctr_event_init() - check and translate an event's branch filters
  * @event: an event with PERF_SAMPLE_BRANCH_STACK
  *
+ * The PMU's event_init must call it last, when nothing else can fail: for
+ * a call stack it sets PERF_ATTACH_TASK_DATA, and perf frees an event
+ * with that flag as if it held the task's save area, even when event_init
+ * failed afterwards and perf never attached one.
+ *
  * Return: 0, -EOPNOTSUPP when the harts have no CTR or the filters ask for
  * what CTR cannot record, or -EINVAL when they ask for nothing at all or
  * the event does not sample.

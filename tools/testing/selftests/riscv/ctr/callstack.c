@@ -13,6 +13,8 @@
  * own call-stack event takes turns with it on the CPU, while it is moved
  * from CPU to CPU, and beside setjmp()/longjmp(), which leaves frames on
  * the stack that no return pops: the fresh frames must still be exact.
+ * Also while taking turns after perf refused other call-stack events of
+ * the task: a refusal must not take the task's save area with it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -208,6 +210,7 @@ FIXTURE_VARIANT(callstack) {
 	bool switches;		/* another sampled task on the same CPU */
 	bool migrate;		/* moved from CPU to CPU while sampling */
 	bool longjmp;		/* frames that no return pops, in between */
+	bool refusals;		/* after refused call-stack events of ours */
 };
 
 FIXTURE_VARIANT_ADD(callstack, shallow) { .frames = 10 };
@@ -227,6 +230,10 @@ FIXTURE_VARIANT_ADD(callstack, deep_migrations) {
 
 FIXTURE_VARIANT_ADD(callstack, shallow_after_longjmp) {
 	.frames = 10, .longjmp = true,
+};
+
+FIXTURE_VARIANT_ADD(callstack, deep_switches_after_refusals) {
+	.frames = 300, .switches = true, .refusals = true,
 };
 
 static int open_callstack(pid_t pid, struct perf_event_attr *attr)
@@ -278,6 +285,26 @@ FIXTURE_SETUP(callstack)
 		SKIP(return, "call-stack mode refused (EOPNOTSUPP)");
 	ASSERT_LE(0, self->fd) TH_LOG("perf_event_open: %s", strerror(errno));
 	ASSERT_EQ(0, ctr_ring_map(&self->ring, self->fd, PAGES, &attr));
+
+	if (variant->refusals) {
+		/*
+		 * Call-stack events of this task that perf refuses after
+		 * their branch filters passed (there is no such hardware
+		 * event): the save area of the event above must survive them.
+		 */
+		struct perf_event_attr bad;
+
+		ctr_ring_attr(&bad, PERF_COUNT_HW_MAX, PERIOD, BRANCH_LBR);
+		for (int i = 0; i < 3; i++) {
+			int fd = syscall(__NR_perf_event_open, &bad, 0, -1, -1, 0);
+			int err = errno;
+
+			if (fd >= 0)
+				close(fd);
+			ASSERT_GT(0, fd);
+			ASSERT_EQ(EINVAL, err);
+		}
+	}
 
 	if (variant->switches) {
 		/* The last allowed CPU, for both. */

@@ -236,9 +236,9 @@ FIXTURE_VARIANT_ADD(callstack, deep_switches_after_refusals) {
 	.frames = 300, .switches = true, .refusals = true,
 };
 
-static int open_callstack(pid_t pid, struct perf_event_attr *attr)
+static int open_callstack(pid_t pid, __u64 config, struct perf_event_attr *attr)
 {
-	ctr_ring_attr(attr, PERF_COUNT_HW_INSTRUCTIONS, PERIOD, BRANCH_LBR);
+	ctr_ring_attr(attr, config, PERIOD, BRANCH_LBR);
 	return syscall(__NR_perf_event_open, attr, pid, -1, -1, 0);
 }
 
@@ -280,7 +280,7 @@ FIXTURE_SETUP(callstack)
 	self->check.frames = variant->frames ? variant->frames : self->check.depth;
 	ASSERT_GE(CS_STUBS, self->check.frames);
 
-	self->fd = open_callstack(0, &attr);
+	self->fd = open_callstack(0, PERF_COUNT_HW_INSTRUCTIONS, &attr);
 	if (self->fd < 0 && errno == EOPNOTSUPP)
 		SKIP(return, "call-stack mode refused (EOPNOTSUPP)");
 	ASSERT_LE(0, self->fd) TH_LOG("perf_event_open: %s", strerror(errno));
@@ -294,9 +294,8 @@ FIXTURE_SETUP(callstack)
 		 */
 		struct perf_event_attr bad;
 
-		ctr_ring_attr(&bad, PERF_COUNT_HW_MAX, PERIOD, BRANCH_LBR);
 		for (int i = 0; i < 3; i++) {
-			int fd = syscall(__NR_perf_event_open, &bad, 0, -1, -1, 0);
+			int fd = open_callstack(0, PERF_COUNT_HW_MAX, &bad);
 			int err = errno;
 
 			if (fd >= 0)
@@ -313,7 +312,8 @@ FIXTURE_SETUP(callstack)
 		ASSERT_LE(0, self->peer);
 		if (!self->peer)
 			run_peer();
-		self->peer_fd = open_callstack(self->peer, &attr);
+		self->peer_fd = open_callstack(self->peer, PERF_COUNT_HW_INSTRUCTIONS,
+					       &attr);
 		ASSERT_LE(0, self->peer_fd) TH_LOG("perf_event_open: %s", strerror(errno));
 	}
 	if (variant->migrate) {

@@ -13,7 +13,8 @@
 #   --log FILE      also write the console to FILE
 # Without --run it is an interactive shell on the console.
 # CTR_IMAGE and CTR_INITRD override the kernel image and the initramfs
-# path, for runs beside a kernel build.
+# path, for runs beside a kernel build; CTR_QEMU_ARGS adds QEMU options
+# (a monitor socket to look at a hung guest, say).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -42,6 +43,8 @@ mem=1G
 [ "$config" = debug ] && mem=2G
 args=(-M virt -smp "$smp" -m "$mem" -cpu "$cpu" -nographic -no-reboot
 	-bios "$OPENSBI_FW" -kernel "$image" -initrd "$initrd" "${icount[@]}")
+# shellcheck disable=SC2206 # split on purpose: several options
+args+=(${CTR_QEMU_ARGS:-})
 cmdline="console=ttyS0 panic=-1 $append"
 
 if [ -z "$run" ]; then

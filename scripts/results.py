@@ -17,7 +17,9 @@ RESULT = re.compile(r"^(not )?ok (\d+) (?:- )?(.*?)(?:\s+#\s*(SKIP|skip)\b\s*(.*
 PLAN = re.compile(r"^1\.\.(\d+)$")
 BAD = re.compile(r"(WARNING:|BUG:|Oops|Unable to handle kernel|Kernel panic|"
                  r"KASAN:|UBSAN:|INFO: possible|INFO: task .* blocked|"
-                 r"cut here|rcu_.*stall|watchdog: BUG|general protection)")
+                 r"cut here|rcu_.*stall|watchdog: BUG|general protection|"
+                 # A refused remote fence: no CPU was flushed.
+                 r"sbi_rfence.*failed)")
 
 
 def main():

@@ -67,6 +67,8 @@ class ResultsTest(unittest.TestCase):
         for bad in ("[    2.00] WARNING: CPU: 1 PID: 5 at drivers/perf/x.c:1",
                     "[    2.00] BUG: KASAN: slab-out-of-bounds in f+0x1",
                     "[    2.00] Unable to handle kernel paging request",
+                    "[    2.00] __sbi_rfence_v02_call: hbase = [0] "
+                    "hmask = [0xf] failed (error [-22])",
                     "dmesg: [    2.00] WARNING: possible circular locking"):
             lines = parse(GOOD + bad + "\n")
             text = bad.split("] ", 1)[1]

@@ -30,8 +30,11 @@ static void *storm(void *arg)
 			perror("tlbstorm: mmap");
 			exit(1);
 		}
-		/* Touch it so that this CPU's TLB holds the mapping. */
-		*(volatile char *)p = 1;
+		/*
+		 * Touch it so that this CPU's TLB holds the mapping (munmap()
+		 * gets the pointer, so the store stays).
+		 */
+		p[0] = 1;
 		if (munmap(p, page)) {
 			perror("tlbstorm: munmap");
 			exit(1);

@@ -56,7 +56,7 @@ apply)
 build-warnings)
 	objs="drivers/perf/riscv_ctr.o drivers/perf/riscv_ctr_test.o
 		drivers/perf/riscv_pmu_sbi.o drivers/perf/riscv_pmu.o
-		arch/riscv/kernel/cpufeature.o"
+		arch/riscv/kernel/cpufeature.o arch/riscv/kernel/sbi.o"
 	"$TOP/scripts/kernel.sh" lint W=1 C=2 CHECK="$SPARSE" $objs 2>&1 |
 		tee "$TOP/out/build-warnings.log"
 	! grep -E 'warning|error' "$TOP/out/build-warnings.log" ||

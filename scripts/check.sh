@@ -50,11 +50,6 @@ guest_results() {	# NAME
 	done < <(python3 "$TOP/scripts/results.py" "$1" "$OUT/$1.log")
 }
 
-guest() {	# NAME RUN.SH-ARGS...
-	guest_run "$@"
-	guest_results "$1"
-}
-
 stage_start "setup"
 "$TOP/scripts/setup.sh" >"$OUT/setup.log" 2>&1 ||
 	{ cat "$OUT/setup.log"; die "setup failed"; }
@@ -72,39 +67,75 @@ done < <(sed -n 's/^\(test[a-z_0-9]*\) (.*) \.\.\. \(.*\)$/\1 \2/p' "$OUT/host.l
 grep -q '^OK' "$OUT/host.log" || record FAIL "host unit tests (see out/check/host.log)"
 stage_end
 
-stage_start "perf-ctr (host)"
-# tools/perf-ctr/tests/run.sh prints one "PASS|FAIL|SKIP name" line per test.
-pc_fail=0
-while read -r v rest; do
-	case $v in
-	PASS | SKIP) record "$v" "perf-ctr: $rest" ;;
-	FAIL) record FAIL "perf-ctr: $rest"; pc_fail=1 ;;
-	RC) [ "$rest" = 0 ] || [ $pc_fail = 1 ] ||
-		record FAIL "perf-ctr tests exited $rest (see out/check/perf-ctr.log)" ;;
-	esac
-done < <(FUZZ_SECONDS=${FUZZ_SECONDS:-20} "$TOP/tools/perf-ctr/tests/run.sh" \
-	2>"$OUT/perf-ctr.log"; echo "RC $?")
-grep -q . "$OUT/perf-ctr.log" && sed 's/^/#   /' "$OUT/perf-ctr.log" | tail -20
-stage_end
+# perf-ctr's host test results, from the file its background run wrote.
+perf_ctr_results() {
+	# tools/perf-ctr/tests/run.sh prints one "PASS|FAIL|SKIP name" line
+	# per test.
+	local pc_fail=0 v rest
+	while read -r v rest; do
+		case $v in
+		PASS | SKIP) record "$v" "perf-ctr: $rest" ;;
+		FAIL) record FAIL "perf-ctr: $rest"; pc_fail=1 ;;
+		RC) [ "$rest" = 0 ] || [ $pc_fail = 1 ] ||
+			record FAIL "perf-ctr tests exited $rest (see out/check/perf-ctr.log)" ;;
+		esac
+	done <"$OUT/perf-ctr.results"
+	grep -q . "$OUT/perf-ctr.log" && sed 's/^/#   /' "$OUT/perf-ctr.log" | tail -20
+}
 
-stage_start "static checks of the series"
-run_step checkpatch "$TOP/scripts/lint.sh" checkpatch
-run_step patches-apply "$TOP/scripts/lint.sh" apply
-stage_end
+static_checks() {
+	run_step checkpatch "$TOP/scripts/lint.sh" checkpatch
+	run_step patches-apply "$TOP/scripts/lint.sh" apply
+}
 
-stage_start "kernel build"
+# perf-ctr's host tests (one core: build, golden files, a fuzz run) beside
+# the kernel build. The guest programs come after both: they include
+# perf-ctr's riscv64 build.
+stage_start "perf-ctr (host tests) and kernel build"
+(FUZZ_SECONDS=${FUZZ_SECONDS:-20} "$TOP/tools/perf-ctr/tests/run.sh" \
+	>"$OUT/perf-ctr.results" 2>"$OUT/perf-ctr.log"
+	echo "RC $?" >>"$OUT/perf-ctr.results") &
+pc=$!
 kernel_ok=1
 run_step kernel-build "$TOP/scripts/kernel.sh" ctr || kernel_ok=0
 run_step kernel-W1-sparse "$TOP/scripts/lint.sh" build-warnings
+wait $pc
+perf_ctr_results
 run_step guest-binaries "$TOP/scripts/guest-bins.sh" || kernel_ok=0
 stage_end
 
 if [ $kernel_ok = 1 ]; then
-	stage_start "guest: -cpu max (CTR, AIA)"
-	guest max --cpu max --run check --append "ctr.isa=yes ctr.depth=256 ctr.files=1"
+	# Every guest boots the same initramfs: pack it once, before they
+	# start side by side.
+	run_step initramfs "$TOP/scripts/mkinitramfs.sh" \
+		"$CTR_CACHE/initramfs-$GUEST_SUITE.cpio.gz"
+
+	# -cpu max (CTR, AIA): some overflows arrive unfrozen, serviced
+	# inside a timer trap. -cpu max,smaia=false,ssaia=false -icount:
+	# every overflow arrives frozen, and exact counting lets that run
+	# also require a sample for every period, beside a second sampling
+	# event too. -icount runs its guest in one host thread and takes
+	# longest, so it boots first; the static checks of the series and
+	# the other guests (AIA, no CTR, a round of the stress test) take
+	# turns on the other core.
+	stage_start "guests: -cpu max,smaia=false,ssaia=false -icount (CTR, no AIA), beside the static checks of the series, -cpu max (CTR, AIA), -cpu max,smctr=false,ssctr=false (no CTR) and stress"
+	guest_run noaia --cpu max,smaia=false,ssaia=false --icount --run check \
+		--append "ctr.isa=yes ctr.depth=256 ctr.exact=1" &
+	exact=$!
+	# Meanwhile, on the other core:
+	static_checks
+	guest_run max --cpu max --run check \
+		--append "ctr.isa=yes ctr.depth=256 ctr.files=1"
+	guest_run noctr --cpu max,smctr=false,ssctr=false --run check \
+		--append "ctr.isa=no"
+	guest_run stress --cpu max --run stress --append "ctr.stress=1"
+	wait $exact
+	for g in max noaia noctr stress; do
+		guest_results $g
+	done
 	stage_end
 
-	# perf-ctr on what the Debian perf recorded in that guest.
+	# perf-ctr on what the Debian perf recorded in the -cpu max guest.
 	stage_start "perf-ctr on guest recordings"
 	if python3 "$TOP/scripts/guest-files.py" "$OUT/max.log" "$OUT/max-files" \
 		>/dev/null 2>"$OUT/e2e.log"; then
@@ -118,28 +149,10 @@ if [ $kernel_ok = 1 ]; then
 		record FAIL "perf-ctr e2e: guest recordings (see out/check/e2e.log)"
 	fi
 	stage_end
-
-	# Without AIA every overflow arrives frozen; with it some are
-	# serviced inside a timer trap and arrive unfrozen. -icount makes
-	# counter overflow exact, so that this run can also require a sample
-	# for every period, beside a second sampling event too.
-	# -icount runs the guest in one host thread: the guest without CTR
-	# and a round of the stress test (migrations, concurrent filters,
-	# CPU hotplug) boot on the other core meanwhile.
-	stage_start "guests: -cpu max,smaia=false,ssaia=false -icount (CTR, no AIA); -cpu max,smctr=false,ssctr=false (no CTR); stress"
-	{
-		guest_run noctr --cpu max,smctr=false,ssctr=false --run check \
-			--append "ctr.isa=no"
-		guest_run stress --cpu max --run stress --append "ctr.stress=1"
-	} &
-	others=$!
-	guest noaia --cpu max,smaia=false,ssaia=false --icount --run check \
-		--append "ctr.isa=yes ctr.depth=256 ctr.exact=1"
-	wait $others
-	guest_results noctr
-	guest_results stress
-	stage_end
 else
+	stage_start "static checks of the series"
+	static_checks
+	stage_end
 	record FAIL "guest tests (no kernel to boot)"
 fi
 

@@ -17,7 +17,7 @@ newest=$(find "$groot" "$TOP/scripts/guest" "$bins" -newer "$out" \
 [ -f "$out" ] && [ -z "$newest" ] && exit 0
 
 stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
+trap 'rm -rf "$stage" "$out.tmp.$$"' EXIT
 cp -a "$groot/." "$stage/"
 mkdir -p "$stage/ctr"
 install -m 755 "$TOP/scripts/guest/init" "$stage/init"
@@ -26,6 +26,6 @@ for f in "$TOP"/scripts/guest/*; do
 	install -m 755 "$f" "$stage/ctr/"
 done
 [ -d "$bins" ] && cp -a "$bins/." "$stage/ctr/"
-(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1 >"$out.tmp")
-mv "$out.tmp" "$out"
+(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1 >"$out.tmp.$$")
+mv "$out.tmp.$$" "$out"
 say "initramfs: $out ($(du -h "$out" | cut -f1))"

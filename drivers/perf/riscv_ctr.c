@@ -17,10 +17,18 @@
  * a privilege mode the event samples or 0: a user-only event never sees a
  * kernel address, whatever else the hart records.
  *
+ * Records are not tagged with the task or the address space they came
+ * from, so the buffer only ever holds the records of the task running on
+ * the CPU, made since it came in or since recording started: it is wiped
+ * at every context switch while the CPU records, whenever an event is
+ * added while the buffer holds what another task (or another image of
+ * this one, before exec) left, and at a sample that finds it so.
+ *
  * In call-stack mode (RASEMU) the buffer is instead a stack of the calls
  * the code has not returned from yet. Such a stack belongs to one task:
  * the driver saves it when the task leaves a CPU and restores it when the
- * task comes back, on whichever CPU. A CPU records in one mode at a time.
+ * task comes back, on whichever CPU, if it is still the task's stack. A
+ * CPU records in one mode at a time.
  */
 #define pr_fmt(fmt) "riscv-ctr: " fmt
 
@@ -155,8 +163,18 @@ static const struct {
  * A task's call stack while it is off the CPU (call-stack mode only):
  * sctrstatus and the valid records, youngest first. Sized at probe time
  * for the buffer's depth.
+ *
+ * The stack is only the task's own if every call and return it made was
+ * recorded: from a restore (or an empty start) to the save, in one image.
+ * @valid says the save was made so; @switches and @mm then name the
+ * moment. A task that ran anywhere unrecorded after the save has switched
+ * out since, and its count of context switches has moved on; one that
+ * called exec has another mm. Either way the stack is not restored.
  */
 struct ctr_task_ctx {
+	bool valid;
+	unsigned long switches;
+	struct mm_struct *mm;
 	u32 status;
 	unsigned int nr;
 	struct riscv_ctr_entry raw[];
@@ -164,13 +182,19 @@ struct ctr_task_ctx {
 
 /* The state of a CPU's buffer, and the records of the current overflow. */
 struct ctr_cpu {
-	/* Branch events added on this CPU, and how many are per task. */
+	/* Branch events added on this CPU. */
 	unsigned int users;
-	unsigned int task_users;
 	/* How many of the events ask for each request bit. */
 	unsigned int wants[CTR_REQ_BITS];
 	/* sctrctl while recording. */
 	u64 ctl;
+	/*
+	 * While recording: the task, and its mm, whose records alone the
+	 * buffer holds since it was last wiped or restored; NULL when that is
+	 * not known.
+	 */
+	struct task_struct *owner;
+	struct mm_struct *owner_mm;
 
 	/* Recording was stopped in software at this overflow, not frozen. */
 	bool stopped;
@@ -326,6 +350,7 @@ void riscv_ctr_reset(void)
 	csr_write(CSR_SCTRSTATUS, 0);
 	riscv_ctr_clear();
 	this_cpu_ptr(ctr_cpus)->ctl = 0;
+	this_cpu_ptr(ctr_cpus)->owner = NULL;
 }
 
 /**
@@ -572,6 +597,20 @@ int riscv_ctr_event_init(struct perf_event *event)
 	return 0;
 }
 
+/* Does the buffer hold records of the current task and image only? */
+static bool ctr_owned(const struct ctr_cpu *cc)
+{
+	return cc->owner == current && cc->owner_mm == current->mm;
+}
+
+/* Start the buffer afresh for the task now on this CPU. */
+static void ctr_start_afresh(struct ctr_cpu *cc)
+{
+	riscv_ctr_clear();
+	cc->owner = current;
+	cc->owner_mm = current->mm;
+}
+
 /* Record what the CPU's events ask for, or nothing when it has none. */
 static void ctr_program(struct ctr_cpu *cc)
 {
@@ -587,11 +626,11 @@ static void ctr_program(struct ctr_cpu *cc)
 	if (ctl == cc->ctl)
 		return;
 
-	/* Nothing recorded before this CPU had branch events belongs to them. */
-	if (!cc->ctl)
-		riscv_ctr_clear();
 	csr_write(CSR_SCTRCTL, ctl);
 	cc->ctl = ctl;
+	/* What runs while nothing is recorded leaves a gap: forget the owner. */
+	if (!ctl)
+		cc->owner = NULL;
 }
 
 static void ctr_account(struct ctr_cpu *cc, struct perf_event *event, int delta)
@@ -602,13 +641,18 @@ static void ctr_account(struct ctr_cpu *cc, struct perf_event *event, int delta)
 	for_each_set_bit(bit, &request, CTR_REQ_BITS)
 		cc->wants[bit] += delta;
 	cc->users += delta;
-	if (event->attach_state & PERF_ATTACH_TASK)
-		cc->task_users += delta;
 }
 
 /**
  * riscv_ctr_add() - start recording for a branch event added to this CPU
  * @event: the event
+ *
+ * perf adds events when their task comes in, but also in the middle of a
+ * time slice: PERF_EVENT_IOC_ENABLE, enable_on_exec, attaching to a
+ * running task, multiplexing. Unless the CPU has been recording the
+ * current task alone since it came in, the buffer is wiped: it may hold
+ * another task's records, or a gap. A task's saved call stack comes back
+ * in the context switch callback that follows an add at sched-in.
  *
  * Return: 0, or -EBUSY when the CPU records in the other mode (call stack
  * or branches) for events already there; perf then tries again later.
@@ -625,6 +669,8 @@ int riscv_ctr_add(struct perf_event *event)
 		perf_sched_cb_inc(event->pmu);
 	ctr_account(cc, event, 1);
 	ctr_program(cc);
+	if (!ctr_owned(cc))
+		ctr_start_afresh(cc);
 	return 0;
 }
 
@@ -649,6 +695,12 @@ static struct ctr_task_ctx *ctr_task_ctx(struct task_struct *task)
 
 	cd = rcu_dereference_sched(task->perf_ctx_data);
 	return cd ? cd->data : NULL;
+}
+
+/* The context switches @task has made: one more each time it leaves a CPU. */
+static unsigned long ctr_task_switches(const struct task_struct *task)
+{
+	return READ_ONCE(task->nvcsw) + READ_ONCE(task->nivcsw);
 }
 
 /* Save a call stack: the valid records, youngest first, and sctrstatus. */
@@ -679,41 +731,68 @@ VISIBLE_IF_KUNIT void riscv_ctr_restore(const struct riscv_ctr_entry *raw,
 	}
 }
 
+/* Keep @task's call stack as it leaves the CPU, if it is the task's own. */
+static void ctr_save_stack(struct ctr_cpu *cc, struct task_struct *task)
+{
+	struct ctr_task_ctx *tc = ctr_task_ctx(task);
+
+	if (!tc)
+		return;
+	tc->valid = ctr_owned(cc);
+	if (!tc->valid)
+		return;
+	tc->nr = riscv_ctr_save(tc->raw, &tc->status);
+	tc->switches = ctr_task_switches(task);
+	tc->mm = task->mm;
+}
+
+/* Give @task, coming in, its own call stack if it has one, else none. */
+static void ctr_restore_stack(struct ctr_cpu *cc, struct task_struct *task)
+{
+	struct ctr_task_ctx *tc = ctr_task_ctx(task);
+
+	ctr_start_afresh(cc);
+	if (!tc || !tc->valid)
+		return;
+	/* It is used once: what the task does next is in the buffer. */
+	tc->valid = false;
+	if (tc->switches == ctr_task_switches(task) && tc->mm == task->mm)
+		riscv_ctr_restore(tc->raw, tc->nr, tc->status);
+}
+
 /**
  * riscv_ctr_sched_task() - the PMU's context switch callback
  * @pmu_ctx: unused
  * @task: the task that leaves (@sched_in false) or comes in
  * @sched_in: true when @task is scheduled in
  *
- * Called with interrupts off, and only while the CPU has branch events. In
- * call-stack mode, a task's stack leaves with it and comes back with it; a
- * task without a save area starts with an empty one. Otherwise, when a
- * task with per-task branch events comes in, wipe the buffer: none of it
- * is that task's. CPU-wide events keep the records of every task.
+ * Called with interrupts off, and only while the CPU has branch events,
+ * for every context switch: after the events of the task coming in were
+ * added, and before those of the task leaving are deleted. The buffer is
+ * wiped for the task that comes in, whatever the events: nothing in it is
+ * that task's, and a CPU-wide event must not hand one task's records to
+ * another's samples. In call-stack mode a task's stack instead leaves
+ * with it and comes back with it, when nothing it did went unrecorded in
+ * between; otherwise it starts empty. Empty is better than wrong.
  */
 void riscv_ctr_sched_task(struct perf_event_pmu_context *pmu_ctx,
 			  struct task_struct *task, bool sched_in)
 {
 	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
-	struct ctr_task_ctx *tc;
 
 	lockdep_assert_irqs_disabled();
 
-	if (cc->ctl & CTRCTL_RASEMU) {
-		tc = ctr_task_ctx(task);
-		if (!tc) {
-			if (sched_in)
-				riscv_ctr_clear();
-		} else if (sched_in) {
-			riscv_ctr_restore(tc->raw, tc->nr, tc->status);
-		} else {
-			tc->nr = riscv_ctr_save(tc->raw, &tc->status);
-		}
+	if (!cc->ctl)
+		return;
+	if (!(cc->ctl & CTRCTL_RASEMU)) {
+		if (sched_in)
+			ctr_start_afresh(cc);
 		return;
 	}
-
-	if (sched_in && cc->task_users)
-		riscv_ctr_clear();
+	if (sched_in)
+		ctr_restore_stack(cc, task);
+	else
+		ctr_save_stack(cc, task);
 }
 
 /* This CPU's state when it records for branch events, else NULL. */
@@ -787,6 +866,17 @@ void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
 {
 	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
 
+	/*
+	 * The buffer may hold what another task or image left when a path
+	 * perf takes added no event and switched no task, exec for one: give
+	 * no records, and start afresh.
+	 */
+	if (cc->nr < 0 && !ctr_owned(cc)) {
+		cc->first = 0;
+		cc->nr = 0;
+		cc->hw_idx = -1ULL;
+		ctr_start_afresh(cc);
+	}
 	if (cc->nr < 0)
 		ctr_read(cc);
 

@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * perf adds a task's events to a CPU in the middle of a time slice on
+ * several paths that are no context switch: PERF_EVENT_IOC_ENABLE,
+ * enable_on_exec, attaching to a running task. A CPU-wide branch event on
+ * that CPU (a fleet's perf record -a -b) keeps the hart recording all the
+ * while, so the buffer holds whatever ran there before. The first samples
+ * of the new event must still hold records of its own task only.
+ *
+ * B spins in leak_b_spin() on the CPU. The task sampled, A, runs there
+ * too, mostly in addpath_sled(), which records next to nothing: without
+ * a wipe, its samples would be full of B's records. Each path is taken
+ * at least MIN_FIRST times, each giving a sample, beside a CPU-wide event
+ * recording user branches, and one recording user and kernel branches.
+ * Not one record of A's samples may have an end in the test program's
+ * text, where B's loop is; on the exec path, where A is another program,
+ * that text is also the image A had before exec.
+ *
+ * Two more tests, of call stacks: one whose task calls exec from 40
+ * frames deep (no sample after exec may hold a frame of the old image),
+ * and one whose task sleeps 40 frames deep, returns from them with its
+ * call-stack event disabled and then comes in on a CPU where a CPU-wide
+ * call-stack event records (its stale stack must not come back).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/perf_event.h>
+
+#include "../../kselftest_harness.h"
+#include "leak.h"
+#include "ring.h"
+
+#define CAPS_BRANCHES	"/sys/bus/event_source/devices/cpu/caps/branches"
+#define MIN_FIRST	200	/* first samples per path */
+#define MAX_ROUNDS	2000
+#define PERIOD_A	3001	/* A's event: instructions:u */
+#define PERIOD_CPU	200003	/* the CPU-wide event: cycles */
+#define SLEDS		4	/* per round: 16384 instructions */
+#define PAGES		64
+#define DIVE		40	/* frames of the call-stack tests */
+
+#define A(p)		((__u64)(uintptr_t)(p))
+
+void addpath_sled(void);
+void addpath_dive(long n, void (*fn)(void));
+extern char addpath_dive_begin[], addpath_dive_end[];
+
+/* The executable mapping of this program: B's loop and the old image. */
+static __u64 text_lo, text_hi;
+
+static void find_text(void)
+{
+	char line[512], exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (n < 0 || !f) {
+		if (f)
+			fclose(f);
+		return;
+	}
+	exe[n] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		char perm[5], *path = strchr(line, '/');
+
+		if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perm) != 3 || !path)
+			continue;
+		path[strcspn(path, "\n")] = 0;
+		if (perm[2] == 'x' && !strcmp(path, exe)) {
+			text_lo = lo;
+			text_hi = hi;
+		}
+	}
+	fclose(f);
+}
+
+static bool in_text(__u64 x)
+{
+	return x >= text_lo && x < text_hi;
+}
+
+static bool in_dive(__u64 x)
+{
+	return x >= A(addpath_dive_begin) && x < A(addpath_dive_end);
+}
+
+struct tally {
+	pid_t pid;			/* the task sampled */
+	unsigned long samples, records, foreign, kernel, other_pid;
+	unsigned long dive;		/* records with an end in addpath_dive */
+	bool dump_done;
+};
+
+static void count_sample(void *arg, const struct ctr_sample *s)
+{
+	struct tally *t = arg;
+	unsigned long foreign = 0;
+
+	if (t->pid && s->pid != (__u32)t->pid) {
+		t->other_pid++;
+		return;
+	}
+	t->samples++;
+	for (__u64 i = 0; i < s->nr; i++) {
+		const struct perf_branch_entry *e = &s->br[i];
+
+		t->records++;
+		if (ctr_kernel_addr(e->from) || ctr_kernel_addr(e->to))
+			t->kernel++;
+		if (in_text(e->from) || in_text(e->to))
+			foreign++;
+		if (in_dive(e->from) || in_dive(e->to))
+			t->dive++;
+	}
+	t->foreign += foreign;
+	if (foreign && !t->dump_done) {
+		t->dump_done = true;
+		fprintf(stderr, "# a sample of pid %u at %#llx with %lu records of this program's text (%#llx-%#llx), first ones:\n",
+			s->pid, (unsigned long long)s->ip, foreign,
+			(unsigned long long)text_lo, (unsigned long long)text_hi);
+		for (__u64 i = 0; i < s->nr && i < 4; i++)
+			fprintf(stderr, "#   %#llx -> %#llx\n",
+				(unsigned long long)s->br[i].from,
+				(unsigned long long)s->br[i].to);
+	}
+}
+
+static int open_event(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	return syscall(__NR_perf_event_open, attr, pid, cpu, -1, 0);
+}
+
+static int pin(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+static int allowed_cpus(int *cpus, int max)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	for (int i = 0; i < CPU_SETSIZE && n < max; i++)
+		if (CPU_ISSET(i, &set))
+			cpus[n++] = i;
+	return n;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* A child that dies with its parent and runs @fn on @cpu. */
+static pid_t spawn(int cpu, void (*fn)(void))
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (pin(0, cpu))
+		_exit(1);
+	fn();
+	_exit(0);
+}
+
+static void run_b(void)
+{
+	for (;;)
+		leak_b_spin(1000000);
+}
+
+static void run_sleds(void)
+{
+	for (;;)
+		addpath_sled();
+}
+
+enum path {
+	IOCTL_ENABLE,	/* A enables its own event right after a sleep */
+	ENABLE_ON_EXEC,	/* A execs with an enable_on_exec event */
+	ATTACH,		/* an event opened on A while it runs */
+};
+
+FIXTURE(addpath) {
+	int cpu, home;
+	pid_t b;
+	int cpu_fd;
+	char spin[PATH_MAX];
+	struct tally tally;
+	unsigned long rounds, firsts, lost;
+};
+
+FIXTURE_VARIANT(addpath) {
+	enum path path;
+	bool kernel;	/* the CPU-wide event records kernel branches too */
+};
+
+FIXTURE_VARIANT_ADD(addpath, ioctl_enable) { .path = IOCTL_ENABLE };
+FIXTURE_VARIANT_ADD(addpath, ioctl_enable_beside_kernel) {
+	.path = IOCTL_ENABLE, .kernel = true,
+};
+FIXTURE_VARIANT_ADD(addpath, enable_on_exec) { .path = ENABLE_ON_EXEC };
+FIXTURE_VARIANT_ADD(addpath, enable_on_exec_beside_kernel) {
+	.path = ENABLE_ON_EXEC, .kernel = true,
+};
+FIXTURE_VARIANT_ADD(addpath, attach) { .path = ATTACH };
+FIXTURE_VARIANT_ADD(addpath, attach_beside_kernel) {
+	.path = ATTACH, .kernel = true,
+};
+
+FIXTURE_SETUP(addpath)
+{
+	struct perf_event_attr attr;
+	int cpus[64], n = allowed_cpus(cpus, 64);
+	char *slash;
+
+	memset(self, 0, sizeof(*self));
+	self->cpu_fd = -1;
+	self->b = -1;
+	if (access(CAPS_BRANCHES, F_OK))
+		SKIP(return, "no %s: no CTR", CAPS_BRANCHES);
+	if (n < 2)
+		SKIP(return, "needs two CPUs");
+	self->cpu = cpus[n - 1];
+	self->home = cpus[0];
+	find_text();
+	ASSERT_NE(0, text_hi) TH_LOG("no executable mapping of this program");
+	ASSERT_LT(0, readlink("/proc/self/exe", self->spin, sizeof(self->spin) - 8));
+	slash = strrchr(self->spin, '/');
+	ASSERT_NE(NULL, slash);
+	strcpy(slash + 1, "spin");
+
+	self->b = spawn(self->cpu, run_b);
+	ASSERT_LT(0, self->b);
+
+	ctr_ring_attr(&attr, PERF_COUNT_HW_CPU_CYCLES, PERIOD_CPU,
+		      PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER |
+		      (variant->kernel ? PERF_SAMPLE_BRANCH_KERNEL : 0));
+	attr.exclude_kernel = !variant->kernel;
+	attr.disabled = 0;
+	self->cpu_fd = open_event(&attr, -1, self->cpu);
+	if (self->cpu_fd < 0 && (errno == EACCES || errno == EPERM))
+		SKIP(return, "CPU-wide events need CAP_PERFMON or paranoid <= 0");
+	ASSERT_LE(0, self->cpu_fd) TH_LOG("perf_event_open: %s", strerror(errno));
+	/* B fills the buffer with its records. */
+	sleep_ms(20);
+}
+
+FIXTURE_TEARDOWN(addpath)
+{
+	if (self->cpu_fd >= 0)
+		close(self->cpu_fd);
+	if (self->b > 0) {
+		kill(self->b, SIGKILL);
+		waitpid(self->b, NULL, 0);
+	}
+}
+
+static void a_attr(struct perf_event_attr *attr)
+{
+	ctr_ring_attr(attr, PERF_COUNT_HW_INSTRUCTIONS, PERIOD_A,
+		      PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER);
+}
+
+/* Drain @fd's ring into the tally; count the round if it sampled. */
+static void drain_round(struct _test_data_addpath *self, struct ctr_ring *r)
+{
+	unsigned long before = self->tally.samples;
+
+	ctr_ring_drain(r, count_sample, &self->tally);
+	self->rounds++;
+	self->firsts += self->tally.samples > before;
+}
+
+/* A is this task: sleep, so that B runs, then enable and run. */
+static void path_ioctl(struct __test_metadata *_metadata,
+		       struct _test_data_addpath *self)
+{
+	struct perf_event_attr attr;
+	struct ctr_ring r;
+	int fd;
+
+	ASSERT_EQ(0, pin(0, self->cpu));
+	a_attr(&attr);
+	fd = open_event(&attr, 0, -1);
+	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %s", strerror(errno));
+	ASSERT_EQ(0, ctr_ring_map(&r, fd, PAGES, &attr));
+	self->tally.pid = getpid();
+	while (self->firsts < MIN_FIRST && self->rounds < MAX_ROUNDS) {
+		sleep_ms(2);
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+		for (int i = 0; i < SLEDS; i++)
+			addpath_sled();
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		drain_round(self, &r);
+	}
+	self->lost = r.lost;
+	ctr_ring_unmap(&r);
+	close(fd);
+}
+
+/* A is a child that execs spin, with an enable_on_exec event. */
+static void path_exec(struct __test_metadata *_metadata,
+		      struct _test_data_addpath *self)
+{
+	struct perf_event_attr attr;
+	struct ctr_ring r;
+
+	ASSERT_EQ(0, access(self->spin, X_OK)) TH_LOG("%s: %s", self->spin,
+						     strerror(errno));
+	a_attr(&attr);
+	attr.enable_on_exec = 1;
+	while (self->firsts < MIN_FIRST && self->rounds < MAX_ROUNDS) {
+		int go[2], fd, status;
+		pid_t a;
+		char c;
+
+		ASSERT_EQ(0, pipe(go));
+		a = fork();
+		ASSERT_LE(0, a);
+		if (!a) {
+			close(go[1]);
+			if (pin(0, self->cpu) || read(go[0], &c, 1) != 1)
+				_exit(1);
+			execl(self->spin, "spin", "20000", (char *)NULL);
+			_exit(1);
+		}
+		close(go[0]);
+		fd = open_event(&attr, a, -1);
+		ASSERT_LE(0, fd) TH_LOG("perf_event_open: %s", strerror(errno));
+		ASSERT_EQ(0, ctr_ring_map(&r, fd, PAGES, &attr));
+		/* Let B run before A wakes up. */
+		sleep_ms(2);
+		ASSERT_EQ(1, write(go[1], "x", 1));
+		close(go[1]);
+		ASSERT_EQ(a, waitpid(a, &status, 0));
+		ASSERT_EQ(0, status);
+		self->tally.pid = a;
+		drain_round(self, &r);
+		self->lost += r.lost;
+		ctr_ring_unmap(&r);
+		close(fd);
+	}
+}
+
+/* A is a child running sleds; events are opened on it from another CPU. */
+static void path_attach(struct __test_metadata *_metadata,
+			struct _test_data_addpath *self)
+{
+	struct perf_event_attr attr;
+	struct ctr_ring r;
+	pid_t a;
+
+	ASSERT_EQ(0, pin(0, self->home));
+	a = spawn(self->cpu, run_sleds);
+	ASSERT_LT(0, a);
+	self->tally.pid = a;
+	a_attr(&attr);
+	attr.disabled = 0;
+	while (self->firsts < MIN_FIRST && self->rounds < MAX_ROUNDS) {
+		int fd = open_event(&attr, a, -1);
+
+		ASSERT_LE(0, fd) TH_LOG("perf_event_open: %s", strerror(errno));
+		ASSERT_EQ(0, ctr_ring_map(&r, fd, 8, &attr));
+		/* Until the first sample, for up to 50 ms. */
+		for (int i = 0; i < 50 && !r.pg->data_head; i++)
+			sleep_ms(1);
+		close(fd);
+		drain_round(self, &r);
+		self->lost += r.lost;
+		ctr_ring_unmap(&r);
+		/* B gets the CPU back now and then. */
+		sleep_ms(1);
+	}
+	kill(a, SIGKILL);
+	waitpid(a, NULL, 0);
+}
+
+/* A kernel with KASAN and lockdep takes its time. */
+TEST_F_TIMEOUT(addpath, first_samples, 300)
+{
+	static const char * const names[] = {
+		[IOCTL_ENABLE] = "PERF_EVENT_IOC_ENABLE after a sleep",
+		[ENABLE_ON_EXEC] = "enable_on_exec",
+		[ATTACH] = "attach to a running task",
+	};
+	struct tally *t = &self->tally;
+
+	switch (variant->path) {
+	case IOCTL_ENABLE:
+		path_ioctl(_metadata, self);
+		break;
+	case ENABLE_ON_EXEC:
+		path_exec(_metadata, self);
+		break;
+	case ATTACH:
+		path_attach(_metadata, self);
+		break;
+	}
+	ksft_print_msg("%s on CPU%d beside a CPU-wide %s event: %lu rounds, %lu with a sample\n",
+		       names[variant->path], self->cpu,
+		       variant->kernel ? "any,u,k" : "any,u",
+		       self->rounds, self->firsts);
+	ksft_print_msg("%lu samples, %lu records, %lu of this program's text, %lu kernel, %lu lost\n",
+		       t->samples, t->records, t->foreign, t->kernel, self->lost);
+	EXPECT_LE(MIN_FIRST, self->firsts);
+	EXPECT_EQ(0, t->foreign);
+	EXPECT_EQ(0, t->kernel);
+	EXPECT_EQ(0, t->other_pid);
+}
+
+#define BRANCH_LBR	(PERF_SAMPLE_BRANCH_CALL_STACK |		\
+			 PERF_SAMPLE_BRANCH_USER |			\
+			 PERF_SAMPLE_BRANCH_NO_CYCLES |			\
+			 PERF_SAMPLE_BRANCH_NO_FLAGS)
+
+static int exec_spin_path(char *spin, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", spin, len - 8);
+	char *slash;
+
+	if (n < 0)
+		return -1;
+	spin[n] = 0;
+	slash = strrchr(spin, '/');
+	if (!slash)
+		return -1;
+	strcpy(slash + 1, "spin");
+	return access(spin, X_OK);
+}
+
+static char exec_target[PATH_MAX];
+
+static void exec_spin(void)
+{
+	execl(exec_target, "spin", "3000000", (char *)NULL);
+	_exit(1);
+}
+
+/*
+ * A task execs from DIVE frames deep while its call-stack event records.
+ * The new image starts with no frame: its samples may hold no record in
+ * the old image's text.
+ */
+TEST(call_stack_after_exec)
+{
+	struct perf_event_attr attr;
+	struct tally t = { 0 };
+	struct ctr_ring r;
+	int go[2], fd, status, cpus[64];
+	pid_t a;
+	char c;
+
+	if (access(CAPS_BRANCHES, F_OK))
+		SKIP(return, "no %s: no CTR", CAPS_BRANCHES);
+	find_text();
+	ASSERT_NE(0, text_hi);
+	ASSERT_EQ(0, exec_spin_path(exec_target, sizeof(exec_target)));
+	ASSERT_LE(1, allowed_cpus(cpus, 64));
+	ASSERT_EQ(0, pipe(go));
+	a = fork();
+	ASSERT_LE(0, a);
+	if (!a) {
+		close(go[1]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (pin(0, cpus[0]) || read(go[0], &c, 1) != 1)
+			_exit(1);
+		addpath_dive(DIVE, exec_spin);
+		_exit(1);
+	}
+	close(go[0]);
+	ctr_ring_attr(&attr, PERF_COUNT_HW_INSTRUCTIONS, 100003, BRANCH_LBR);
+	attr.disabled = 0;
+	fd = open_event(&attr, a, -1);
+	if (fd < 0 && errno == EOPNOTSUPP)
+		SKIP(return, "call-stack mode refused (EOPNOTSUPP)");
+	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %s", strerror(errno));
+	ASSERT_EQ(0, ctr_ring_map(&r, fd, 256, &attr));
+	ASSERT_EQ(1, write(go[1], "x", 1));
+	close(go[1]);
+	t.pid = a;
+	while (waitpid(a, &status, WNOHANG) == 0) {
+		ctr_ring_drain(&r, count_sample, &t);
+		sleep_ms(5);
+	}
+	ctr_ring_drain(&r, count_sample, &t);
+	ksft_print_msg("%lu samples, %lu records, %lu of the old image, %lu lost\n",
+		       t.samples, t.records, t.foreign, r.lost);
+	EXPECT_EQ(0, status);
+	EXPECT_LE(20, t.samples);
+	EXPECT_EQ(0, t.foreign);
+	EXPECT_EQ(0, t.kernel);
+	ctr_ring_unmap(&r);
+	close(fd);
+}
+
+static int stale_fd = -1;
+
+/* At the bottom of the dive: be switched out, then stop recording. */
+static void sleep_then_disable(void)
+{
+	sleep_ms(5);
+	ioctl(stale_fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+/*
+ * A task's stack, saved DIVE frames deep, goes stale once the task runs
+ * on without recording: here it returns from every frame with its own
+ * call-stack event disabled, then moves to a CPU where a CPU-wide
+ * call-stack event records. That event's samples of the task must not
+ * hold the frames it left.
+ */
+TEST(call_stack_unknown_after_unrecorded_run)
+{
+	struct perf_event_attr attr;
+	struct tally t = { 0 };
+	struct ctr_ring r;
+	int cpus[64], n = allowed_cpus(cpus, 64), cpu_fd;
+
+	if (access(CAPS_BRANCHES, F_OK))
+		SKIP(return, "no %s: no CTR", CAPS_BRANCHES);
+	if (n < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, pin(0, cpus[0]));
+	ctr_ring_attr(&attr, PERF_COUNT_HW_INSTRUCTIONS, 100003, BRANCH_LBR);
+	stale_fd = open_event(&attr, 0, -1);
+	if (stale_fd < 0 && errno == EOPNOTSUPP)
+		SKIP(return, "call-stack mode refused (EOPNOTSUPP)");
+	ASSERT_LE(0, stale_fd) TH_LOG("perf_event_open: %s", strerror(errno));
+
+	ctr_ring_attr(&attr, PERF_COUNT_HW_INSTRUCTIONS, 20011, BRANCH_LBR);
+	attr.disabled = 0;
+	cpu_fd = open_event(&attr, -1, cpus[n - 1]);
+	if (cpu_fd < 0 && (errno == EACCES || errno == EPERM))
+		SKIP(return, "CPU-wide events need CAP_PERFMON or paranoid <= 0");
+	ASSERT_LE(0, cpu_fd) TH_LOG("perf_event_open: %s", strerror(errno));
+	ASSERT_EQ(0, ctr_ring_map(&r, cpu_fd, 256, &attr));
+	t.pid = getpid();
+
+	for (int round = 0; round < 50; round++) {
+		ASSERT_EQ(0, pin(0, cpus[0]));
+		ASSERT_EQ(0, ioctl(stale_fd, PERF_EVENT_IOC_ENABLE, 0));
+		addpath_dive(DIVE, sleep_then_disable);
+		/* Unrecorded from here: the stack saved above is stale. */
+		ASSERT_EQ(0, pin(0, cpus[n - 1]));
+		for (int i = 0; i < 50; i++)
+			addpath_sled();
+		ctr_ring_drain(&r, count_sample, &t);
+	}
+	ksft_print_msg("%lu samples of this task, %lu records, %lu in the frames it left\n",
+		       t.samples, t.records, t.dive);
+	EXPECT_LE(20, t.samples);
+	EXPECT_EQ(0, t.dive);
+	EXPECT_EQ(0, t.kernel);
+	ctr_ring_unmap(&r);
+	close(cpu_fd);
+	close(stale_fd);
+}
+
+TEST_HARNESS_MAIN

@@ -2,7 +2,9 @@
 /*
  * perf adds a task's events to a CPU in the middle of a time slice on
  * several paths that are no context switch: PERF_EVENT_IOC_ENABLE,
- * enable_on_exec, attaching to a running task. A CPU-wide branch event on
+ * enable_on_exec, attaching to a running task, multiplexing (rotation of
+ * event groups that do not fit the counters together). A CPU-wide branch
+ * event on
  * that CPU (a fleet's perf record -a -b) keeps the hart recording all the
  * while, so the buffer holds whatever ran there before. The first samples
  * of the new event must still hold records of its own task only.
@@ -12,15 +14,15 @@
  * a wipe, its samples would be full of B's records. Each path is taken
  * at least MIN_FIRST times, each giving a sample, beside a CPU-wide event
  * recording user branches, and one recording user and kernel branches.
- * Not one record of A's samples may have an end in the test program's
- * text, where B's loop is; on the exec path, where A is another program,
- * that text is also the image A had before exec.
+ * Not one record of A's samples may have an end in B's loop; on the exec
+ * path, where A becomes another program, none in the test program's text
+ * either: that is B's, and the image A had before exec.
  *
- * Two more tests, of call stacks: one whose task calls exec from 40
- * frames deep (no sample after exec may hold a frame of the old image),
- * and one whose task sleeps 40 frames deep, returns from them with its
- * call-stack event disabled and then comes in on a CPU where a CPU-wide
- * call-stack event records (its stale stack must not come back).
+ * Then exec with an event already recording, plain and in call-stack
+ * mode (from 40 frames deep): no sample after exec may hold a record of
+ * the old image. And a task that sleeps 40 frames deep, returns from them
+ * with its call-stack event disabled and then comes in on a CPU where a
+ * CPU-wide call-stack event records: its stale stack must not come back.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,6 +44,7 @@
 #include <linux/perf_event.h>
 
 #include "../../kselftest_harness.h"
+#include "addpath.h"
 #include "leak.h"
 #include "ring.h"
 
@@ -56,11 +59,7 @@
 
 #define A(p)		((__u64)(uintptr_t)(p))
 
-void addpath_sled(void);
-void addpath_dive(long n, void (*fn)(void));
-extern char addpath_dive_begin[], addpath_dive_end[];
-
-/* The executable mapping of this program: B's loop and the old image. */
+/* The executable mapping of this program: B's and the image before exec. */
 static __u64 text_lo, text_hi;
 
 static void find_text(void)
@@ -95,6 +94,11 @@ static bool in_text(__u64 x)
 	return x >= text_lo && x < text_hi;
 }
 
+static bool in_b(__u64 x)
+{
+	return x >= A(leak_b_begin) && x < A(leak_b_end);
+}
+
 static bool in_dive(__u64 x)
 {
 	return x >= A(addpath_dive_begin) && x < A(addpath_dive_end);
@@ -102,6 +106,8 @@ static bool in_dive(__u64 x)
 
 struct tally {
 	pid_t pid;			/* the task sampled */
+	bool exec;			/* it runs another program */
+	bool after_exec;		/* only samples after its exec count */
 	unsigned long samples, records, foreign, kernel, other_pid;
 	unsigned long dive;		/* records with an end in addpath_dive */
 	bool dump_done;
@@ -116,6 +122,8 @@ static void count_sample(void *arg, const struct ctr_sample *s)
 		t->other_pid++;
 		return;
 	}
+	if (t->after_exec && !s->execs)
+		return;
 	t->samples++;
 	for (__u64 i = 0; i < s->nr; i++) {
 		const struct perf_branch_entry *e = &s->br[i];
@@ -123,7 +131,8 @@ static void count_sample(void *arg, const struct ctr_sample *s)
 		t->records++;
 		if (ctr_kernel_addr(e->from) || ctr_kernel_addr(e->to))
 			t->kernel++;
-		if (in_text(e->from) || in_text(e->to))
+		if (in_b(e->from) || in_b(e->to) ||
+		    (t->exec && (in_text(e->from) || in_text(e->to))))
 			foreign++;
 		if (in_dive(e->from) || in_dive(e->to))
 			t->dive++;
@@ -131,9 +140,8 @@ static void count_sample(void *arg, const struct ctr_sample *s)
 	t->foreign += foreign;
 	if (foreign && !t->dump_done) {
 		t->dump_done = true;
-		fprintf(stderr, "# a sample of pid %u at %#llx with %lu records of this program's text (%#llx-%#llx), first ones:\n",
-			s->pid, (unsigned long long)s->ip, foreign,
-			(unsigned long long)text_lo, (unsigned long long)text_hi);
+		fprintf(stderr, "# pid %u at %#llx: %lu foreign records, first ones:\n",
+			s->pid, (unsigned long long)s->ip, foreign);
 		for (__u64 i = 0; i < s->nr && i < 4; i++)
 			fprintf(stderr, "#   %#llx -> %#llx\n",
 				(unsigned long long)s->br[i].from,
@@ -195,16 +203,25 @@ static void run_b(void)
 		leak_b_spin(1000000);
 }
 
+/*
+ * Short turns of sleds (32 of them, 2 records each) between sleeps that
+ * let B run: whenever an event is attached while A runs, B's records
+ * are still in the buffer, unless it was wiped.
+ */
 static void run_sleds(void)
 {
-	for (;;)
-		addpath_sled();
+	for (;;) {
+		for (int i = 0; i < 32; i++)
+			addpath_sled();
+		sleep_ms(1);
+	}
 }
 
 enum path {
 	IOCTL_ENABLE,	/* A enables its own event right after a sleep */
 	ENABLE_ON_EXEC,	/* A execs with an enable_on_exec event */
 	ATTACH,		/* an event opened on A while it runs */
+	ROTATION,	/* A's branch event multiplexed with another group */
 };
 
 FIXTURE(addpath) {
@@ -222,16 +239,27 @@ FIXTURE_VARIANT(addpath) {
 };
 
 FIXTURE_VARIANT_ADD(addpath, ioctl_enable) { .path = IOCTL_ENABLE };
+
 FIXTURE_VARIANT_ADD(addpath, ioctl_enable_beside_kernel) {
 	.path = IOCTL_ENABLE, .kernel = true,
 };
+
 FIXTURE_VARIANT_ADD(addpath, enable_on_exec) { .path = ENABLE_ON_EXEC };
+
 FIXTURE_VARIANT_ADD(addpath, enable_on_exec_beside_kernel) {
 	.path = ENABLE_ON_EXEC, .kernel = true,
 };
+
 FIXTURE_VARIANT_ADD(addpath, attach) { .path = ATTACH };
+
 FIXTURE_VARIANT_ADD(addpath, attach_beside_kernel) {
 	.path = ATTACH, .kernel = true,
+};
+
+FIXTURE_VARIANT_ADD(addpath, rotation) { .path = ROTATION };
+
+FIXTURE_VARIANT_ADD(addpath, rotation_beside_kernel) {
+	.path = ROTATION, .kernel = true,
 };
 
 FIXTURE_SETUP(addpath)
@@ -259,11 +287,19 @@ FIXTURE_SETUP(addpath)
 	self->b = spawn(self->cpu, run_b);
 	ASSERT_LT(0, self->b);
 
-	ctr_ring_attr(&attr, PERF_COUNT_HW_CPU_CYCLES, PERIOD_CPU,
+	/*
+	 * For rotation, A's event counts cycles and this one instructions,
+	 * pinned: it keeps recording while A's groups take turns. (QEMU
+	 * counts only one counter per event on a hart.)
+	 */
+	ctr_ring_attr(&attr, variant->path == ROTATION ?
+		      PERF_COUNT_HW_INSTRUCTIONS : PERF_COUNT_HW_CPU_CYCLES,
+		      PERIOD_CPU,
 		      PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER |
 		      (variant->kernel ? PERF_SAMPLE_BRANCH_KERNEL : 0));
 	attr.exclude_kernel = !variant->kernel;
 	attr.disabled = 0;
+	attr.pinned = variant->path == ROTATION;
 	self->cpu_fd = open_event(&attr, -1, self->cpu);
 	if (self->cpu_fd < 0 && (errno == EACCES || errno == EPERM))
 		SKIP(return, "CPU-wide events need CAP_PERFMON or paranoid <= 0");
@@ -332,10 +368,11 @@ static void path_exec(struct __test_metadata *_metadata,
 	struct perf_event_attr attr;
 	struct ctr_ring r;
 
-	ASSERT_EQ(0, access(self->spin, X_OK)) TH_LOG("%s: %s", self->spin,
-						     strerror(errno));
+	ASSERT_EQ(0, access(self->spin, X_OK))
+		TH_LOG("%s: %s", self->spin, strerror(errno));
 	a_attr(&attr);
 	attr.enable_on_exec = 1;
+	self->tally.exec = true;
 	while (self->firsts < MIN_FIRST && self->rounds < MAX_ROUNDS) {
 		int go[2], fd, status;
 		pid_t a;
@@ -402,6 +439,117 @@ static void path_attach(struct __test_metadata *_metadata,
 	waitpid(a, NULL, 0);
 }
 
+/* Open a counting TLB miss event on this task, in @group; -1 and errno. */
+static int open_filler(int group, int i)
+{
+	static const __u64 tlb[] = {
+		PERF_COUNT_HW_CACHE_DTLB |
+			(PERF_COUNT_HW_CACHE_OP_READ << 8) |
+			(PERF_COUNT_HW_CACHE_RESULT_MISS << 16),
+		PERF_COUNT_HW_CACHE_DTLB |
+			(PERF_COUNT_HW_CACHE_OP_WRITE << 8) |
+			(PERF_COUNT_HW_CACHE_RESULT_MISS << 16),
+		PERF_COUNT_HW_CACHE_ITLB |
+			(PERF_COUNT_HW_CACHE_OP_READ << 8) |
+			(PERF_COUNT_HW_CACHE_RESULT_MISS << 16),
+	};
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HW_CACHE,
+		.config = tlb[i % 3],
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.disabled = group < 0,
+	};
+
+	return syscall(__NR_perf_event_open, &attr, 0, -1, group, 0);
+}
+
+struct gaps {
+	struct tally *t;
+	__u64 last;
+	unsigned long firsts;
+};
+
+/* A sample after a gap of 1 ms or more is the first of a turn. */
+static void count_turn(void *arg, const struct ctr_sample *s)
+{
+	struct gaps *g = arg;
+
+	if (s->pid == (__u32)g->t->pid) {
+		g->firsts += !g->last || s->time - g->last >= 1000000;
+		g->last = s->time;
+	}
+	count_sample(g->t, s);
+}
+
+/*
+ * A, this task, has two groups that do not fit the counters together:
+ * its branch event (cycles) with FILLERS TLB miss events, and FILLERS + 1
+ * TLB miss events alone. perf multiplexes them: the branch event is
+ * added every other rotation, in the middle of A's time slice.
+ */
+#define FILLERS		8
+static void path_rotation(struct __test_metadata *_metadata,
+			  struct _test_data_addpath *self)
+{
+	struct perf_event_attr attr;
+	struct gaps g = { .t = &self->tally };
+	int fds[2 * FILLERS + 2], nfds = 0, lead, other;
+	struct ctr_ring r;
+	__u64 start;
+	struct timespec ts;
+
+	ASSERT_EQ(0, pin(0, self->cpu));
+	ctr_ring_attr(&attr, PERF_COUNT_HW_CPU_CYCLES, PERIOD_A,
+		      PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER);
+	attr.sample_type |= PERF_SAMPLE_TIME;
+	lead = open_event(&attr, 0, -1);
+	ASSERT_LE(0, lead) TH_LOG("perf_event_open: %s", strerror(errno));
+	fds[nfds++] = lead;
+	other = open_filler(-1, 0);
+	if (other < 0) {
+		close(lead);
+		SKIP(return, "no TLB miss events to fill the counters with: %s",
+		     strerror(errno));
+	}
+	fds[nfds++] = other;
+	for (int i = 0; i < FILLERS; i++) {
+		fds[nfds] = open_filler(lead, i);
+		ASSERT_LE(0, fds[nfds]) TH_LOG("TLB event: %s", strerror(errno));
+		nfds++;
+		fds[nfds] = open_filler(other, i + 1);
+		ASSERT_LE(0, fds[nfds]) TH_LOG("TLB event: %s", strerror(errno));
+		nfds++;
+	}
+	ASSERT_EQ(0, ctr_ring_map(&r, lead, PAGES, &attr));
+	self->tally.pid = getpid();
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	start = ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+	ASSERT_EQ(0, ioctl(lead, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, ioctl(other, PERF_EVENT_IOC_ENABLE, 0));
+	while (g.firsts < MIN_FIRST) {
+		__u64 now;
+
+		for (int i = 0; i < 64; i++)
+			addpath_sled();
+		ctr_ring_drain(&r, count_turn, &g);
+		self->rounds++;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+		if (now - start > 60000)
+			break;
+	}
+	ioctl(lead, PERF_EVENT_IOC_DISABLE, 0);
+	ioctl(other, PERF_EVENT_IOC_DISABLE, 0);
+	ctr_ring_drain(&r, count_turn, &g);
+	self->firsts = g.firsts;
+	self->lost = r.lost;
+	ctr_ring_unmap(&r);
+	while (nfds)
+		close(fds[--nfds]);
+}
+
 /* A kernel with KASAN and lockdep takes its time. */
 TEST_F_TIMEOUT(addpath, first_samples, 300)
 {
@@ -409,6 +557,7 @@ TEST_F_TIMEOUT(addpath, first_samples, 300)
 		[IOCTL_ENABLE] = "PERF_EVENT_IOC_ENABLE after a sleep",
 		[ENABLE_ON_EXEC] = "enable_on_exec",
 		[ATTACH] = "attach to a running task",
+		[ROTATION] = "rotation of groups",
 	};
 	struct tally *t = &self->tally;
 
@@ -422,12 +571,17 @@ TEST_F_TIMEOUT(addpath, first_samples, 300)
 	case ATTACH:
 		path_attach(_metadata, self);
 		break;
+	case ROTATION:
+		path_rotation(_metadata, self);
+		break;
 	}
+	if (_metadata->exit_code == KSFT_SKIP)
+		return;
 	ksft_print_msg("%s on CPU%d beside a CPU-wide %s event: %lu rounds, %lu with a sample\n",
 		       names[variant->path], self->cpu,
 		       variant->kernel ? "any,u,k" : "any,u",
 		       self->rounds, self->firsts);
-	ksft_print_msg("%lu samples, %lu records, %lu of this program's text, %lu kernel, %lu lost\n",
+	ksft_print_msg("%lu samples, %lu records, %lu foreign, %lu kernel, %lu lost\n",
 		       t->samples, t->records, t->foreign, t->kernel, self->lost);
 	EXPECT_LE(MIN_FIRST, self->firsts);
 	EXPECT_EQ(0, t->foreign);
@@ -464,14 +618,17 @@ static void exec_spin(void)
 }
 
 /*
- * A task execs from DIVE frames deep while its call-stack event records.
- * The new image starts with no frame: its samples may hold no record in
- * the old image's text.
+ * A child runs this program, then execs spin, while an event of
+ * @branch_sample_type records it from the start: in call-stack mode from
+ * DIVE frames deep, otherwise after a loop of branches. The samples after
+ * exec (the event marks it with a COMM record) may hold no record in the
+ * old image's text: the new image starts with an empty buffer.
  */
-TEST(call_stack_after_exec)
+static void exec_test(struct __test_metadata *_metadata, __u64 branch_sample_type)
 {
+	bool call_stack = branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK;
 	struct perf_event_attr attr;
-	struct tally t = { 0 };
+	struct tally t = { .exec = true, .after_exec = true };
 	struct ctr_ring r;
 	int go[2], fd, status, cpus[64];
 	pid_t a;
@@ -491,15 +648,23 @@ TEST(call_stack_after_exec)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (pin(0, cpus[0]) || read(go[0], &c, 1) != 1)
 			_exit(1);
-		addpath_dive(DIVE, exec_spin);
+		if (call_stack) {
+			addpath_dive(DIVE, exec_spin);
+		} else {
+			leak_a_spin(20000);
+			exec_spin();
+		}
 		_exit(1);
 	}
 	close(go[0]);
-	ctr_ring_attr(&attr, PERF_COUNT_HW_INSTRUCTIONS, 100003, BRANCH_LBR);
+	ctr_ring_attr(&attr, PERF_COUNT_HW_INSTRUCTIONS, call_stack ? 100003 : 30011,
+		      branch_sample_type);
 	attr.disabled = 0;
+	attr.comm = 1;
+	attr.comm_exec = 1;
 	fd = open_event(&attr, a, -1);
 	if (fd < 0 && errno == EOPNOTSUPP)
-		SKIP(return, "call-stack mode refused (EOPNOTSUPP)");
+		SKIP(return, "branch stack mode refused (EOPNOTSUPP)");
 	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %s", strerror(errno));
 	ASSERT_EQ(0, ctr_ring_map(&r, fd, 256, &attr));
 	ASSERT_EQ(1, write(go[1], "x", 1));
@@ -510,14 +675,25 @@ TEST(call_stack_after_exec)
 		sleep_ms(5);
 	}
 	ctr_ring_drain(&r, count_sample, &t);
-	ksft_print_msg("%lu samples, %lu records, %lu of the old image, %lu lost\n",
+	ksft_print_msg("%lu samples after exec, %lu records, %lu of the old image, %lu lost\n",
 		       t.samples, t.records, t.foreign, r.lost);
 	EXPECT_EQ(0, status);
+	EXPECT_EQ(1, r.execs);
 	EXPECT_LE(20, t.samples);
 	EXPECT_EQ(0, t.foreign);
 	EXPECT_EQ(0, t.kernel);
 	ctr_ring_unmap(&r);
 	close(fd);
+}
+
+TEST(branches_after_exec)
+{
+	exec_test(_metadata, PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER);
+}
+
+TEST(call_stack_after_exec)
+{
+	exec_test(_metadata, BRANCH_LBR);
 }
 
 static int stale_fd = -1;

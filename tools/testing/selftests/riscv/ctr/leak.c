@@ -14,7 +14,9 @@
  * In plain mode (ANY) and in call-stack mode (CALL_STACK), alone, with B
  * sampled by its own event, and beside a CPU-wide branch event that keeps
  * the hart recording while B runs. A CPU-wide event on its own, in
- * contrast, records every task: it must see both loops.
+ * contrast, records every task: it must see both loops, each in the
+ * samples of the task that runs it only (perf record -a -b resolves a
+ * sample's records against the sampled process's maps).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -66,6 +68,7 @@ struct tally {
 	unsigned long samples, records, kernel;
 	unsigned long in_a, in_b;	/* records with an end in each loop */
 	unsigned long pid_a, pid_b;	/* samples of each task */
+	unsigned long cross;		/* records of one in the other's samples */
 	pid_t a, b;
 };
 
@@ -90,6 +93,9 @@ static void count_sample(void *arg, const struct ctr_sample *s)
 				(unsigned long long)e->to);
 		t->in_a += in_a(e->from) || in_a(e->to);
 		t->in_b += in_b(e->from) || in_b(e->to);
+		if ((s->pid == t->a && (in_b(e->from) || in_b(e->to))) ||
+		    (s->pid == t->b && (in_a(e->from) || in_a(e->to))))
+			t->cross++;
 	}
 }
 
@@ -287,6 +293,8 @@ static void report(const char *who, const struct tally *t,
 		       who, t->samples, t->pid_a, t->pid_b, t->records, r->lost);
 	ksft_print_msg("%s: %lu records in A's loop, %lu in B's, %lu kernel addresses\n",
 		       who, t->in_a, t->in_b, t->kernel);
+	ksft_print_msg("%s: %lu records of one task in the other's samples\n",
+		       who, t->cross);
 }
 
 /* A kernel with KASAN and lockdep takes its time. */
@@ -329,6 +337,7 @@ TEST_F_TIMEOUT(leak, isolation, 300)
 	for (int i = 0; i < 2; i++) {
 		EXPECT_EQ(0, self->ring[i].bad);
 		EXPECT_EQ(0, self->tally[i].kernel);
+		EXPECT_EQ(0, self->tally[i].cross);
 	}
 	if (variant->mode == CPU_WIDE) {
 		/* CPU-wide events record every task. */

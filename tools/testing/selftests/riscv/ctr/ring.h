@@ -3,7 +3,9 @@
  * Reading samples out of a perf ring buffer, for the tests that check
  * branch stacks sample by sample. A sample may carry IP, TID, TIME, CPU,
  * PERIOD and BRANCH_STACK (with the hardware index when the event asks
- * for it); other sample fields are not parsed.
+ * for it); other sample fields are not parsed. An event with comm and
+ * comm_exec set also marks its task's exec in the stream: each sample
+ * says how many came before it.
  */
 #ifndef __CTR_RING_H
 #define __CTR_RING_H
@@ -31,6 +33,7 @@ struct ctr_sample {
 	__u64 nr;		/* branch entries */
 	__u64 hw_idx;	/* only with PERF_SAMPLE_BRANCH_HW_INDEX */
 	const struct perf_branch_entry *br;
+	unsigned long execs;	/* exec records before this sample */
 };
 
 struct ctr_ring {
@@ -38,7 +41,7 @@ struct ctr_ring {
 	size_t len;
 	__u64 sample_type;
 	__u64 branch_sample_type;
-	unsigned long samples, lost, bad;
+	unsigned long samples, lost, bad, execs;
 	__u64 *rec;
 };
 
@@ -105,7 +108,7 @@ static inline void ctr_ring_parse(struct ctr_ring *r, ctr_sample_fn fn,
 {
 	const struct perf_event_header *h = (const void *)r->rec;
 	const __u64 *p = r->rec + 1, *end = r->rec + h->size / 8;
-	struct ctr_sample s = { 0 };
+	struct ctr_sample s = { .execs = r->execs };
 
 	if (r->sample_type & PERF_SAMPLE_IP)
 		s.ip = *p++;
@@ -164,6 +167,9 @@ static inline unsigned long ctr_ring_drain(struct ctr_ring *r, ctr_sample_fn fn,
 		h = (const void *)r->rec;
 		if (h->type == PERF_RECORD_LOST)
 			r->lost += r->rec[2];
+		else if (h->type == PERF_RECORD_COMM &&
+			 (h->misc & PERF_RECORD_MISC_COMM_EXEC))
+			r->execs++;
 		else if (h->type == PERF_RECORD_SAMPLE)
 			ctr_ring_parse(r, fn, arg);
 	}

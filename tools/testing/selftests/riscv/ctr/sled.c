@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 
-void addpath_sled(void);
+#include "addpath.h"
 
 int main(int argc, char **argv)
 {

@@ -145,6 +145,18 @@ if [ $kernel_ok = 1 ]; then
 			esac
 		done < <(python3 "$TOP/tools/perf-ctr/tests/e2e.py" "$OUT/max-files" \
 			"$CTR_CACHE/guest-bin" 2>>"$OUT/e2e.log")
+		# perf record -a -b and -a -j any,u over two processes on one
+		# CPU: each record in the sampled process's own mappings.
+		for f in "sys:-b" "sysu:-j any,u"; do
+			while read -r v rest; do
+				case $v in
+				PASS | FAIL | SKIP) record "$v" "$rest" ;;
+				*) echo "$v $rest" ;;
+				esac
+			done < <(python3 "$TOP/scripts/sysattr.py" \
+				"$OUT/max-files/${f%%:*}.data" \
+				"perf record -a ${f#*:}" spin sled)
+		done
 	else
 		record FAIL "perf-ctr e2e: guest recordings (see out/check/e2e.log)"
 	fi

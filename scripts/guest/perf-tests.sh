@@ -127,7 +127,26 @@ if [ "$(param files)" = 1 ]; then
 	perf record -q -e instructions:u -c 1000003 -j any,u,save_type \
 		-o /tmp/e.data -- /ctr/workload 30000 >/dev/null 2>&1
 	mv /tmp/e.data /tmp/u.data
-	for f in u cs; do
+	# perf record -a -b as fleets run it, over two processes with
+	# distinct text that share CPU 1: spin, all branches, and sled,
+	# which records almost none, so that a sample in sled's turn would
+	# still show spin's records if they were kept. The host checks every
+	# record of every sample against the sampled process's own mappings
+	# (scripts/sysattr.py), with -b and with -j any,u. 49 Hz keeps the
+	# files small for the console.
+	taskset -c 1 /ctr/spin 4000000000 >/dev/null 2>&1 &
+	sp=$!
+	taskset -c 1 /ctr/sled forever >/dev/null 2>&1 &
+	sl=$!
+	sleep 0.2
+	perf record -q -a -C 1 -b -F 49 -o /tmp/sys.data -- sleep 3 \
+		>/dev/null 2>&1
+	# User branches only: no kernel record pushes the other's out.
+	perf record -q -a -C 1 -j any,u -F 49 -o /tmp/sysu.data -- sleep 3 \
+		>/dev/null 2>&1
+	kill "$sp" "$sl"
+	wait "$sp" "$sl" 2>/dev/null
+	for f in u cs sys sysu; do
 		echo "ctr-file-begin $f.data"
 		base64 /tmp/$f.data
 		echo "ctr-file-end"

@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -47,8 +48,10 @@
 #include "addpath.h"
 #include "leak.h"
 #include "ring.h"
+#include "sysctl.h"
 
 #define CAPS_BRANCHES	"/sys/bus/event_source/devices/cpu/caps/branches"
+#define MUX_FILE	"/sys/bus/event_source/devices/cpu/perf_event_mux_interval_ms"
 #define MIN_FIRST	200	/* first samples per path */
 #define MAX_ROUNDS	2000
 #define PERIOD_A	3001	/* A's event: instructions:u */
@@ -87,6 +90,22 @@ static void find_text(void)
 		}
 	}
 	fclose(f);
+}
+
+/* The path of program @name beside this one in @buf; 0 if it runs. */
+static int sibling(char *buf, size_t len, const char *name)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	char *slash;
+
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	slash = strrchr(buf, '/');
+	if (!slash || strlen(name) >= len - (slash + 1 - buf))
+		return -1;
+	strcpy(slash + 1, name);
+	return access(buf, X_OK);
 }
 
 static bool in_text(__u64 x)
@@ -204,16 +223,45 @@ static void run_b(void)
 }
 
 /*
- * Short turns of sleds (32 of them, 2 records each) between sleeps that
- * let B run: whenever an event is attached while A runs, B's records
- * are still in the buffer, unless it was wiped.
+ * A for the attach path: wait for request n (B runs meanwhile), answer
+ * it and run a long sled until round n is over, so that an event
+ * attached right after the answer finds A running with B's records still
+ * in the buffer, unless it was wiped.
  */
+static int attach_req = -1, attach_ack = -1;
+static volatile unsigned long *attach_over;	/* the last round over */
+
+/*
+ * A sled of BIG_SLED instructions, written at run time: attaching takes
+ * a while, and A must not push B's records out meanwhile.
+ */
+#define BIG_SLED	(1 << 18)
+static void (*big_sled)(void);
+
+static int make_big_sled(void)
+{
+	__u32 *p = mmap(NULL, BIG_SLED * 4, PROT_READ | PROT_WRITE | PROT_EXEC,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	for (int i = 0; i < BIG_SLED - 1; i++)
+		p[i] = 0x00000013;	/* addi zero, zero, 0 */
+	p[BIG_SLED - 1] = 0x00008067;	/* ret */
+	__builtin___clear_cache((char *)p, (char *)(p + BIG_SLED));
+	big_sled = (void (*)(void))p;
+	return 0;
+}
+
 static void run_sleds(void)
 {
-	for (;;) {
-		for (int i = 0; i < 32; i++)
-			addpath_sled();
-		sleep_ms(1);
+	char c;
+
+	for (unsigned long n = 1; read(attach_req, &c, 1) == 1; n++) {
+		if (write(attach_ack, &c, 1) != 1)
+			break;
+		while (*attach_over < n)
+			big_sled();
 	}
 }
 
@@ -228,7 +276,7 @@ FIXTURE(addpath) {
 	int cpu, home;
 	pid_t b;
 	int cpu_fd;
-	char spin[PATH_MAX];
+	char sled[PATH_MAX];
 	struct tally tally;
 	unsigned long rounds, firsts, lost;
 };
@@ -266,7 +314,6 @@ FIXTURE_SETUP(addpath)
 {
 	struct perf_event_attr attr;
 	int cpus[64], n = allowed_cpus(cpus, 64);
-	char *slash;
 
 	memset(self, 0, sizeof(*self));
 	self->cpu_fd = -1;
@@ -279,10 +326,8 @@ FIXTURE_SETUP(addpath)
 	self->home = cpus[0];
 	find_text();
 	ASSERT_NE(0, text_hi) TH_LOG("no executable mapping of this program");
-	ASSERT_LT(0, readlink("/proc/self/exe", self->spin, sizeof(self->spin) - 8));
-	slash = strrchr(self->spin, '/');
-	ASSERT_NE(NULL, slash);
-	strcpy(slash + 1, "spin");
+	ASSERT_EQ(0, sibling(self->sled, sizeof(self->sled), "sled"))
+		TH_LOG("no sled beside this program");
 
 	self->b = spawn(self->cpu, run_b);
 	ASSERT_LT(0, self->b);
@@ -361,15 +406,16 @@ static void path_ioctl(struct __test_metadata *_metadata,
 	close(fd);
 }
 
-/* A is a child that execs spin, with an enable_on_exec event. */
+/*
+ * A is a child that execs sled, with an enable_on_exec event: from its
+ * first user instruction the new image records almost nothing.
+ */
 static void path_exec(struct __test_metadata *_metadata,
 		      struct _test_data_addpath *self)
 {
 	struct perf_event_attr attr;
 	struct ctr_ring r;
 
-	ASSERT_EQ(0, access(self->spin, X_OK))
-		TH_LOG("%s: %s", self->spin, strerror(errno));
 	a_attr(&attr);
 	attr.enable_on_exec = 1;
 	self->tally.exec = true;
@@ -385,7 +431,7 @@ static void path_exec(struct __test_metadata *_metadata,
 			close(go[1]);
 			if (pin(0, self->cpu) || read(go[0], &c, 1) != 1)
 				_exit(1);
-			execl(self->spin, "spin", "20000", (char *)NULL);
+			execl(self->sled, "sled", (char *)NULL);
 			_exit(1);
 		}
 		close(go[0]);
@@ -411,32 +457,52 @@ static void path_attach(struct __test_metadata *_metadata,
 			struct _test_data_addpath *self)
 {
 	struct perf_event_attr attr;
+	int req[2], ack[2];
 	struct ctr_ring r;
 	pid_t a;
 
 	ASSERT_EQ(0, pin(0, self->home));
+	ASSERT_EQ(0, pipe(req));
+	ASSERT_EQ(0, pipe(ack));
+	attach_req = req[0];
+	attach_ack = ack[1];
+	attach_over = mmap(NULL, sizeof(*attach_over), PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, attach_over);
+	ASSERT_EQ(0, make_big_sled()) TH_LOG("mmap: %s", strerror(errno));
 	a = spawn(self->cpu, run_sleds);
 	ASSERT_LT(0, a);
+	close(req[0]);
+	close(ack[1]);
 	self->tally.pid = a;
 	a_attr(&attr);
 	attr.disabled = 0;
 	while (self->firsts < MIN_FIRST && self->rounds < MAX_ROUNDS) {
-		int fd = open_event(&attr, a, -1);
+		char c = 'x';
+		int fd;
 
+		/* Let B run, then attach while A runs its sleds. */
+		sleep_ms(1);
+		ASSERT_EQ(1, write(req[1], &c, 1));
+		ASSERT_EQ(1, read(ack[0], &c, 1));
+		fd = open_event(&attr, a, -1);
 		ASSERT_LE(0, fd) TH_LOG("perf_event_open: %s", strerror(errno));
 		ASSERT_EQ(0, ctr_ring_map(&r, fd, 8, &attr));
 		/* Until the first sample, for up to 50 ms. */
 		for (int i = 0; i < 50 && !r.pg->data_head; i++)
 			sleep_ms(1);
+		*attach_over = self->rounds + 1;
 		close(fd);
 		drain_round(self, &r);
 		self->lost += r.lost;
 		ctr_ring_unmap(&r);
-		/* B gets the CPU back now and then. */
-		sleep_ms(1);
 	}
+	close(req[1]);
+	close(ack[0]);
 	kill(a, SIGKILL);
 	waitpid(a, NULL, 0);
+	munmap((void *)attach_over, sizeof(*attach_over));
+	munmap(big_sled, BIG_SLED * 4);
 }
 
 /* Open a counting TLB miss event on this task, in @group; -1 and errno. */
@@ -499,8 +565,13 @@ static void path_rotation(struct __test_metadata *_metadata,
 	struct ctr_ring r;
 	__u64 start;
 	struct timespec ts;
+	long mux;
 
 	ASSERT_EQ(0, pin(0, self->cpu));
+	/* Rotate every millisecond rather than every 4. */
+	mux = read_long(MUX_FILE);
+	if (mux > 1)
+		ASSERT_EQ(0, write_long(MUX_FILE, 1));
 	ctr_ring_attr(&attr, PERF_COUNT_HW_CPU_CYCLES, PERIOD_A,
 		      PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER);
 	attr.sample_type |= PERF_SAMPLE_TIME;
@@ -531,9 +602,11 @@ static void path_rotation(struct __test_metadata *_metadata,
 	while (g.firsts < MIN_FIRST) {
 		__u64 now;
 
-		for (int i = 0; i < 64; i++)
+		/* Short turns: most of A's time is early in its slice. */
+		for (int i = 0; i < 32; i++)
 			addpath_sled();
 		ctr_ring_drain(&r, count_turn, &g);
+		sleep_ms(1);
 		self->rounds++;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		now = ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
@@ -548,6 +621,8 @@ static void path_rotation(struct __test_metadata *_metadata,
 	ctr_ring_unmap(&r);
 	while (nfds)
 		close(fds[--nfds]);
+	if (mux > 1)
+		write_long(MUX_FILE, mux);
 }
 
 /* A kernel with KASAN and lockdep takes its time. */
@@ -594,31 +669,17 @@ TEST_F_TIMEOUT(addpath, first_samples, 300)
 			 PERF_SAMPLE_BRANCH_NO_CYCLES |			\
 			 PERF_SAMPLE_BRANCH_NO_FLAGS)
 
-static int exec_spin_path(char *spin, size_t len)
-{
-	ssize_t n = readlink("/proc/self/exe", spin, len - 8);
-	char *slash;
-
-	if (n < 0)
-		return -1;
-	spin[n] = 0;
-	slash = strrchr(spin, '/');
-	if (!slash)
-		return -1;
-	strcpy(slash + 1, "spin");
-	return access(spin, X_OK);
-}
-
 static char exec_target[PATH_MAX];
 
-static void exec_spin(void)
+/* sled: its code makes no call and hardly a branch from its first one. */
+static void exec_sled(void)
 {
-	execl(exec_target, "spin", "3000000", (char *)NULL);
+	execl(exec_target, "sled", (char *)NULL);
 	_exit(1);
 }
 
 /*
- * A child runs this program, then execs spin, while an event of
+ * A child runs this program, then execs sled, while an event of
  * @branch_sample_type records it from the start: in call-stack mode from
  * DIVE frames deep, otherwise after a loop of branches. The samples after
  * exec (the event marks it with a COMM record) may hold no record in the
@@ -638,7 +699,8 @@ static void exec_test(struct __test_metadata *_metadata, __u64 branch_sample_typ
 		SKIP(return, "no %s: no CTR", CAPS_BRANCHES);
 	find_text();
 	ASSERT_NE(0, text_hi);
-	ASSERT_EQ(0, exec_spin_path(exec_target, sizeof(exec_target)));
+	ASSERT_EQ(0, sibling(exec_target, sizeof(exec_target), "sled"))
+		TH_LOG("no sled beside this program");
 	ASSERT_LE(1, allowed_cpus(cpus, 64));
 	ASSERT_EQ(0, pipe(go));
 	a = fork();
@@ -649,16 +711,15 @@ static void exec_test(struct __test_metadata *_metadata, __u64 branch_sample_typ
 		if (pin(0, cpus[0]) || read(go[0], &c, 1) != 1)
 			_exit(1);
 		if (call_stack) {
-			addpath_dive(DIVE, exec_spin);
+			addpath_dive(DIVE, exec_sled);
 		} else {
 			leak_a_spin(20000);
-			exec_spin();
+			exec_sled();
 		}
 		_exit(1);
 	}
 	close(go[0]);
-	ctr_ring_attr(&attr, PERF_COUNT_HW_INSTRUCTIONS, call_stack ? 100003 : 30011,
-		      branch_sample_type);
+	ctr_ring_attr(&attr, PERF_COUNT_HW_INSTRUCTIONS, 2003, branch_sample_type);
 	attr.disabled = 0;
 	attr.comm = 1;
 	attr.comm_exec = 1;
@@ -679,7 +740,7 @@ static void exec_test(struct __test_metadata *_metadata, __u64 branch_sample_typ
 		       t.samples, t.records, t.foreign, r.lost);
 	EXPECT_EQ(0, status);
 	EXPECT_EQ(1, r.execs);
-	EXPECT_LE(20, t.samples);
+	EXPECT_LE(5, t.samples);
 	EXPECT_EQ(0, t.foreign);
 	EXPECT_EQ(0, t.kernel);
 	ctr_ring_unmap(&r);

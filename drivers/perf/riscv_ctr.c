@@ -603,12 +603,18 @@ static bool ctr_owned(const struct ctr_cpu *cc)
 	return cc->owner == current && cc->owner_mm == current->mm;
 }
 
+/* The buffer now holds the current task's records only. */
+static void ctr_set_owner(struct ctr_cpu *cc)
+{
+	cc->owner = current;
+	cc->owner_mm = current->mm;
+}
+
 /* Start the buffer afresh for the task now on this CPU. */
 static void ctr_start_afresh(struct ctr_cpu *cc)
 {
 	riscv_ctr_clear();
-	cc->owner = current;
-	cc->owner_mm = current->mm;
+	ctr_set_owner(cc);
 }
 
 /* Record what the CPU's events ask for, or nothing when it has none. */
@@ -751,13 +757,17 @@ static void ctr_restore_stack(struct ctr_cpu *cc, struct task_struct *task)
 {
 	struct ctr_task_ctx *tc = ctr_task_ctx(task);
 
-	ctr_start_afresh(cc);
-	if (!tc || !tc->valid)
-		return;
-	/* It is used once: what the task does next is in the buffer. */
-	tc->valid = false;
-	if (tc->switches == ctr_task_switches(task) && tc->mm == task->mm)
+	if (tc && tc->valid && tc->switches == ctr_task_switches(task) &&
+	    tc->mm == task->mm) {
+		/* riscv_ctr_restore() wipes what was there first. */
 		riscv_ctr_restore(tc->raw, tc->nr, tc->status);
+		ctr_set_owner(cc);
+	} else {
+		ctr_start_afresh(cc);
+	}
+	/* It is used once: what the task does next is in the buffer. */
+	if (tc)
+		tc->valid = false;
 }
 
 /**

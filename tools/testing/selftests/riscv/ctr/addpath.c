@@ -23,6 +23,8 @@
  * the old image. And a task that sleeps 40 frames deep, returns from them
  * with its call-stack event disabled and then comes in on a CPU where a
  * CPU-wide call-stack event records: its stale stack must not come back.
+ * And a call-stack event multiplexed in and out: exact frames, a correct
+ * innermost part of them, or none.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -229,13 +231,13 @@ static void run_b(void)
  * in the buffer, unless it was wiped.
  */
 static int attach_req = -1, attach_ack = -1;
-static volatile unsigned long *attach_over;	/* the last round over */
+static unsigned long *attach_over;	/* the last round over */
 
 /*
  * A sled of BIG_SLED instructions, written at run time: attaching takes
  * a while, and A must not push B's records out meanwhile.
  */
-#define BIG_SLED	(1 << 18)
+#define BIG_SLED	262144
 static void (*big_sled)(void);
 
 static int make_big_sled(void)
@@ -260,7 +262,7 @@ static void run_sleds(void)
 	for (unsigned long n = 1; read(attach_req, &c, 1) == 1; n++) {
 		if (write(attach_ack, &c, 1) != 1)
 			break;
-		while (*attach_over < n)
+		while (__atomic_load_n(attach_over, __ATOMIC_RELAXED) < n)
 			big_sled();
 	}
 }
@@ -491,7 +493,7 @@ static void path_attach(struct __test_metadata *_metadata,
 		/* Until the first sample, for up to 50 ms. */
 		for (int i = 0; i < 50 && !r.pg->data_head; i++)
 			sleep_ms(1);
-		*attach_over = self->rounds + 1;
+		__atomic_store_n(attach_over, self->rounds + 1, __ATOMIC_RELAXED);
 		close(fd);
 		drain_round(self, &r);
 		self->lost += r.lost;
@@ -501,7 +503,7 @@ static void path_attach(struct __test_metadata *_metadata,
 	close(ack[0]);
 	kill(a, SIGKILL);
 	waitpid(a, NULL, 0);
-	munmap((void *)attach_over, sizeof(*attach_over));
+	munmap(attach_over, sizeof(*attach_over));
 	munmap(big_sled, BIG_SLED * 4);
 }
 
@@ -818,6 +820,118 @@ TEST(call_stack_unknown_after_unrecorded_run)
 	ctr_ring_unmap(&r);
 	close(cpu_fd);
 	close(stale_fd);
+}
+
+/* What the call stacks of samples in addpath_leaf() held. */
+struct frames {
+	unsigned long leaf, exact, partial, empty, wrong;
+};
+
+/*
+ * Youngest first: the call of the leaf, DIVE calls within addpath_dive()
+ * and the call into it.
+ */
+static bool frame_ok(const struct perf_branch_entry *e, int k)
+{
+	if (k == 0)
+		return e->from == A(addpath_dive_fn) && e->to == A(addpath_leaf);
+	if (k <= DIVE)
+		return e->from == A(addpath_dive_call) && e->to == A(addpath_dive);
+	return e->to == A(addpath_dive);
+}
+
+static void check_frames(void *arg, const struct ctr_sample *s)
+{
+	struct frames *f = arg;
+	int k;
+
+	if (s->ip < A(addpath_leaf_begin) || s->ip >= A(addpath_leaf_end))
+		return;
+	f->leaf++;
+	if (!s->nr) {
+		f->empty++;
+		return;
+	}
+	for (k = 0; k < (int)s->nr && k <= DIVE + 1; k++)
+		if (!frame_ok(&s->br[k], k))
+			break;
+	if (k < (int)s->nr && k <= DIVE + 1) {
+		if (!f->wrong++)
+			fprintf(stderr, "# %llu entries, entry %d wrong: %#llx -> %#llx\n",
+				(unsigned long long)s->nr, k,
+				(unsigned long long)s->br[k].from,
+				(unsigned long long)s->br[k].to);
+		return;
+	}
+	if (k == DIVE + 2)
+		f->exact++;
+	else
+		f->partial++;
+}
+
+/*
+ * A call-stack event multiplexed with another group (the groups of the
+ * rotation path): each time it comes back in the middle of a slice, the
+ * task's stack is unknown and starts empty. Samples in the leaf hold the
+ * exact frames, a correct innermost part of them (the stack refilled
+ * after a return to a shallower frame), or none: never a wrong frame.
+ */
+TEST(call_stack_rotation)
+{
+	struct perf_event_attr attr;
+	struct frames f = { 0 };
+	int fds[2 * FILLERS + 2], nfds = 0, lead, other, cpus[64];
+	struct ctr_ring r;
+	long mux;
+
+	if (access(CAPS_BRANCHES, F_OK))
+		SKIP(return, "no %s: no CTR", CAPS_BRANCHES);
+	ASSERT_LE(1, allowed_cpus(cpus, 64));
+	ASSERT_EQ(0, pin(0, cpus[0]));
+	ctr_ring_attr(&attr, PERF_COUNT_HW_CPU_CYCLES, 20011, BRANCH_LBR);
+	lead = open_event(&attr, 0, -1);
+	if (lead < 0 && errno == EOPNOTSUPP)
+		SKIP(return, "call-stack mode refused (EOPNOTSUPP)");
+	ASSERT_LE(0, lead) TH_LOG("perf_event_open: %s", strerror(errno));
+	fds[nfds++] = lead;
+	other = open_filler(-1, 0);
+	if (other < 0) {
+		close(lead);
+		SKIP(return, "no TLB miss events to fill the counters with: %s",
+		     strerror(errno));
+	}
+	fds[nfds++] = other;
+	for (int i = 0; i < FILLERS; i++) {
+		fds[nfds] = open_filler(lead, i);
+		ASSERT_LE(0, fds[nfds]) TH_LOG("TLB event: %s", strerror(errno));
+		nfds++;
+		fds[nfds] = open_filler(other, i + 1);
+		ASSERT_LE(0, fds[nfds]) TH_LOG("TLB event: %s", strerror(errno));
+		nfds++;
+	}
+	ASSERT_EQ(0, ctr_ring_map(&r, lead, PAGES, &attr));
+	mux = read_long(MUX_FILE);
+	if (mux > 1)
+		ASSERT_EQ(0, write_long(MUX_FILE, 1));
+	ASSERT_EQ(0, ioctl(lead, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, ioctl(other, PERF_EVENT_IOC_ENABLE, 0));
+	for (int i = 0; i < 2000 && f.leaf < 400; i++) {
+		addpath_dive(DIVE, addpath_leaf);
+		ctr_ring_drain(&r, check_frames, &f);
+	}
+	ioctl(lead, PERF_EVENT_IOC_DISABLE, 0);
+	ioctl(other, PERF_EVENT_IOC_DISABLE, 0);
+	ctr_ring_drain(&r, check_frames, &f);
+	if (mux > 1)
+		write_long(MUX_FILE, mux);
+	ksft_print_msg("%lu in the leaf: %lu exact, %lu partial, %lu empty, %lu wrong; %lu lost\n",
+		       f.leaf, f.exact, f.partial, f.empty, f.wrong, r.lost);
+	EXPECT_LE(100, f.leaf);
+	EXPECT_LT(0, f.exact);
+	EXPECT_EQ(0, f.wrong);
+	ctr_ring_unmap(&r);
+	while (nfds)
+		close(fds[--nfds]);
 }
 
 TEST_HARNESS_MAIN

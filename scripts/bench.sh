@@ -14,8 +14,10 @@
 # with CTR against one without (target: at most 1.01, the driver costs
 # nothing while no branch event exists), and under per-task events that
 # never overflow: the extra instructions per switch of a call-stack event
-# (its buffer saved and restored) and of a -b event, against no event and
-# against a per-task event without a branch stack.
+# (its buffer saved and restored), of a -b event and of a CPU-wide -b
+# event (the buffer wiped at every switch), against no event and against
+# a per-task event without a branch stack. CTR_IMAGE=... runs it on
+# another kernel image, to compare two versions of the driver.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -64,7 +66,7 @@ def load(path):
 ctr, noctr = load(sys.argv[1]), load(sys.argv[2])
 print()
 print("perf bench sched pipe, one hart, -icount (1 ns = 1 instruction), usecs/op:")
-for mode in ("none", "plain", "callstack", "any"):
+for mode in ("none", "plain", "callstack", "any", "cpuwide"):
     a, b = ctr.get(mode, "-"), noctr.get(mode, "-")
     print(f"  {mode:10} CTR hart {a:>10}   hart without CTR {b:>10}")
 if ctr.get("none") and noctr.get("none"):
@@ -72,9 +74,10 @@ if ctr.get("none") and noctr.get("none"):
 if ctr.get("plain") and noctr.get("plain"):
     print(f"per-task event without branch stack, CTR / no CTR: {ctr['plain'] / noctr['plain']:.4f}")
 # An op is a round trip: two context switches, and 1 us is 1000 instructions.
-for mode, what in (("callstack", "call-stack event"), ("any", "-b event")):
+for mode, what in (("callstack", "per-task call-stack event"),
+                   ("any", "per-task -b event"), ("cpuwide", "CPU-wide -b event")):
     if ctr.get(mode) and ctr.get("none") and ctr.get("plain"):
-        print(f"per-task {what}: {(ctr[mode] - ctr['none']) * 500:.0f} instructions"
+        print(f"{what}: {(ctr[mode] - ctr['none']) * 500:.0f} instructions"
               f" per switch more than no event, {(ctr[mode] - ctr['plain']) * 500:.0f}"
               " more than a per-task event without a branch stack")
 EOF

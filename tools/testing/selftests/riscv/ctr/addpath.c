@@ -533,6 +533,63 @@ static int open_filler(int group, int i)
 	return syscall(__NR_perf_event_open, &attr, 0, -1, group, 0);
 }
 
+/*
+ * Two groups of this task that do not fit the counters together: a lead
+ * event with FILLERS TLB miss events, and FILLERS + 1 TLB miss events
+ * alone. perf multiplexes them: the lead is added every other rotation,
+ * in the middle of the task's time slice.
+ */
+#define FILLERS		8
+struct rotation {
+	int fds[2 * FILLERS + 2], nfds;
+	long mux;	/* perf_event_mux_interval_ms to put back, or -1 */
+};
+
+/* Open the groups around @lead, and rotate every millisecond if allowed. */
+static int rotation_open(struct rotation *rot, int lead)
+{
+	int other;
+
+	rot->nfds = 0;
+	rot->mux = -1;
+	rot->fds[rot->nfds++] = lead;
+	other = open_filler(-1, 0);
+	if (other < 0)
+		return errno;
+	rot->fds[rot->nfds++] = other;
+	for (int i = 0; i < FILLERS; i++) {
+		int fd = open_filler(lead, i);
+
+		if (fd < 0)
+			return errno;
+		rot->fds[rot->nfds++] = fd;
+		fd = open_filler(other, i + 1);
+		if (fd < 0)
+			return errno;
+		rot->fds[rot->nfds++] = fd;
+	}
+	rot->mux = read_long(MUX_FILE);
+	if (rot->mux > 1 && write_long(MUX_FILE, 1))
+		rot->mux = -1;
+	return 0;
+}
+
+static int rotation_enable(struct rotation *rot, bool on)
+{
+	unsigned long op = on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
+
+	return ioctl(rot->fds[0], op, 0) || ioctl(rot->fds[1], op, 0);
+}
+
+/* Close every event, the lead too. */
+static void rotation_close(struct rotation *rot)
+{
+	while (rot->nfds)
+		close(rot->fds[--rot->nfds]);
+	if (rot->mux > 1)
+		write_long(MUX_FILE, rot->mux);
+}
+
 struct gaps {
 	struct tally *t;
 	__u64 last;
@@ -551,56 +608,35 @@ static void count_turn(void *arg, const struct ctr_sample *s)
 	count_sample(g->t, s);
 }
 
-/*
- * A, this task, has two groups that do not fit the counters together:
- * its branch event (cycles) with FILLERS TLB miss events, and FILLERS + 1
- * TLB miss events alone. perf multiplexes them: the branch event is
- * added every other rotation, in the middle of A's time slice.
- */
-#define FILLERS		8
+/* A, this task, has its branch event (cycles) lead the rotation groups. */
 static void path_rotation(struct __test_metadata *_metadata,
 			  struct _test_data_addpath *self)
 {
 	struct perf_event_attr attr;
 	struct gaps g = { .t = &self->tally };
-	int fds[2 * FILLERS + 2], nfds = 0, lead, other;
+	struct rotation rot;
 	struct ctr_ring r;
 	__u64 start;
 	struct timespec ts;
-	long mux;
+	int lead, err;
 
 	ASSERT_EQ(0, pin(0, self->cpu));
-	/* Rotate every millisecond rather than every 4. */
-	mux = read_long(MUX_FILE);
-	if (mux > 1)
-		ASSERT_EQ(0, write_long(MUX_FILE, 1));
 	ctr_ring_attr(&attr, PERF_COUNT_HW_CPU_CYCLES, PERIOD_A,
 		      PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER);
 	attr.sample_type |= PERF_SAMPLE_TIME;
 	lead = open_event(&attr, 0, -1);
 	ASSERT_LE(0, lead) TH_LOG("perf_event_open: %s", strerror(errno));
-	fds[nfds++] = lead;
-	other = open_filler(-1, 0);
-	if (other < 0) {
-		close(lead);
+	err = rotation_open(&rot, lead);
+	if (err) {
+		rotation_close(&rot);
 		SKIP(return, "no TLB miss events to fill the counters with: %s",
-		     strerror(errno));
-	}
-	fds[nfds++] = other;
-	for (int i = 0; i < FILLERS; i++) {
-		fds[nfds] = open_filler(lead, i);
-		ASSERT_LE(0, fds[nfds]) TH_LOG("TLB event: %s", strerror(errno));
-		nfds++;
-		fds[nfds] = open_filler(other, i + 1);
-		ASSERT_LE(0, fds[nfds]) TH_LOG("TLB event: %s", strerror(errno));
-		nfds++;
+		     strerror(err));
 	}
 	ASSERT_EQ(0, ctr_ring_map(&r, lead, PAGES, &attr));
 	self->tally.pid = getpid();
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	start = ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
-	ASSERT_EQ(0, ioctl(lead, PERF_EVENT_IOC_ENABLE, 0));
-	ASSERT_EQ(0, ioctl(other, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, rotation_enable(&rot, true));
 	while (g.firsts < MIN_FIRST) {
 		__u64 now;
 
@@ -615,16 +651,12 @@ static void path_rotation(struct __test_metadata *_metadata,
 		if (now - start > 60000)
 			break;
 	}
-	ioctl(lead, PERF_EVENT_IOC_DISABLE, 0);
-	ioctl(other, PERF_EVENT_IOC_DISABLE, 0);
+	rotation_enable(&rot, false);
 	ctr_ring_drain(&r, count_turn, &g);
 	self->firsts = g.firsts;
 	self->lost = r.lost;
 	ctr_ring_unmap(&r);
-	while (nfds)
-		close(fds[--nfds]);
-	if (mux > 1)
-		write_long(MUX_FILE, mux);
+	rotation_close(&rot);
 }
 
 /* A kernel with KASAN and lockdep takes its time. */
@@ -880,9 +912,9 @@ TEST(call_stack_rotation)
 {
 	struct perf_event_attr attr;
 	struct frames f = { 0 };
-	int fds[2 * FILLERS + 2], nfds = 0, lead, other, cpus[64];
+	struct rotation rot;
 	struct ctr_ring r;
-	long mux;
+	int lead, err, cpus[64];
 
 	if (access(CAPS_BRANCHES, F_OK))
 		SKIP(return, "no %s: no CTR", CAPS_BRANCHES);
@@ -893,45 +925,27 @@ TEST(call_stack_rotation)
 	if (lead < 0 && errno == EOPNOTSUPP)
 		SKIP(return, "call-stack mode refused (EOPNOTSUPP)");
 	ASSERT_LE(0, lead) TH_LOG("perf_event_open: %s", strerror(errno));
-	fds[nfds++] = lead;
-	other = open_filler(-1, 0);
-	if (other < 0) {
-		close(lead);
+	err = rotation_open(&rot, lead);
+	if (err) {
+		rotation_close(&rot);
 		SKIP(return, "no TLB miss events to fill the counters with: %s",
-		     strerror(errno));
-	}
-	fds[nfds++] = other;
-	for (int i = 0; i < FILLERS; i++) {
-		fds[nfds] = open_filler(lead, i);
-		ASSERT_LE(0, fds[nfds]) TH_LOG("TLB event: %s", strerror(errno));
-		nfds++;
-		fds[nfds] = open_filler(other, i + 1);
-		ASSERT_LE(0, fds[nfds]) TH_LOG("TLB event: %s", strerror(errno));
-		nfds++;
+		     strerror(err));
 	}
 	ASSERT_EQ(0, ctr_ring_map(&r, lead, PAGES, &attr));
-	mux = read_long(MUX_FILE);
-	if (mux > 1)
-		ASSERT_EQ(0, write_long(MUX_FILE, 1));
-	ASSERT_EQ(0, ioctl(lead, PERF_EVENT_IOC_ENABLE, 0));
-	ASSERT_EQ(0, ioctl(other, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, rotation_enable(&rot, true));
 	for (int i = 0; i < 2000 && f.leaf < 400; i++) {
 		addpath_dive(DIVE, addpath_leaf);
 		ctr_ring_drain(&r, check_frames, &f);
 	}
-	ioctl(lead, PERF_EVENT_IOC_DISABLE, 0);
-	ioctl(other, PERF_EVENT_IOC_DISABLE, 0);
+	rotation_enable(&rot, false);
 	ctr_ring_drain(&r, check_frames, &f);
-	if (mux > 1)
-		write_long(MUX_FILE, mux);
 	ksft_print_msg("%lu in the leaf: %lu exact, %lu partial, %lu empty, %lu wrong; %lu lost\n",
 		       f.leaf, f.exact, f.partial, f.empty, f.wrong, r.lost);
 	EXPECT_LE(100, f.leaf);
 	EXPECT_LT(0, f.exact);
 	EXPECT_EQ(0, f.wrong);
 	ctr_ring_unmap(&r);
-	while (nfds)
-		close(fds[--nfds]);
+	rotation_close(&rot);
 }
 
 TEST_HARNESS_MAIN

@@ -5,7 +5,10 @@
 
 void addpath_sled(void);
 void addpath_dive(long n, void (*fn)(void));
+void addpath_leaf(void);
 
 extern char addpath_dive_begin[], addpath_dive_end[];
+extern char addpath_dive_call[], addpath_dive_fn[];
+extern char addpath_leaf_begin[], addpath_leaf_end[];
 
 #endif

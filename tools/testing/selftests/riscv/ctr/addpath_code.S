@@ -8,7 +8,13 @@
  *
  * void addpath_dive(long n, void (*fn)(void)): n nested calls of itself,
  * then a call of fn at the bottom: a call stack of known depth whose
- * frames all lie between addpath_dive_begin and addpath_dive_end.
+ * frames all lie between addpath_dive_begin and addpath_dive_end. The
+ * calls are at addpath_dive_call (to addpath_dive) and addpath_dive_fn
+ * (to fn).
+ *
+ * void addpath_leaf(void): a loop of 100000 iterations without a call,
+ * between addpath_leaf_begin and addpath_leaf_end, for a fn of
+ * addpath_dive() to spin in.
  */
 	.option	push
 	.option	norvc
@@ -25,18 +31,33 @@ addpath_sled:
 	.section .text.addpath_dive, "ax"
 	.balign	64
 	.globl	addpath_dive_begin, addpath_dive, addpath_dive_end
+	.globl	addpath_dive_call, addpath_dive_fn
 addpath_dive_begin:
 addpath_dive:
 	addi	sp, sp, -16
 	sd	ra, 8(sp)
 	beqz	a0, 1f
 	addi	a0, a0, -1
+addpath_dive_call:
 	jal	ra, addpath_dive
 	j	2f
-1:	jalr	ra, 0(a1)
+1:
+addpath_dive_fn:
+	jalr	ra, 0(a1)
 2:	ld	ra, 8(sp)
 	addi	sp, sp, 16
 	ret
 addpath_dive_end:
+
+	.section .text.addpath_leaf, "ax"
+	.balign	64
+	.globl	addpath_leaf_begin, addpath_leaf, addpath_leaf_end
+addpath_leaf_begin:
+addpath_leaf:
+	li	t0, 100000
+1:	addi	t0, t0, -1
+	bnez	t0, 1b
+	ret
+addpath_leaf_end:
 
 	.option	pop

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sled [forever]: a program without a C library that runs a sled of
- * 262144 instructions with no transfer but its return, 32 times, or
+ * 262144 instructions with no transfer but its return, 4 times, or
  * without end when given an argument: it adds three records per quarter
  * million instructions to the branch buffer, from its first instruction
  * on. The tests that check whose records a sample holds run it beside a
@@ -13,7 +13,7 @@
 	.globl	_start
 _start:
 	ld	s0, 0(sp)		/* argc */
-	li	s1, 32
+	li	s1, 4
 1:	jal	ra, sled
 	li	t0, 1
 	bgt	s0, t0, 1b		/* an argument: forever */

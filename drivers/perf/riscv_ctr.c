@@ -332,8 +332,9 @@ void riscv_ctr_probe(struct pmu *pmu)
  * riscv_ctr_reset() - put this hart's CTR into a known, idle state
  *
  * Called on every hart as it comes online or goes offline: select the
- * deepest buffer, stop recording and wipe whatever firmware, a previous
- * kernel or the last user of this hart left in it.
+ * deepest buffer, stop recording, host and guest (vsctrctl), and wipe
+ * whatever firmware, a previous kernel or the last user of this hart left
+ * in it.
  */
 void riscv_ctr_reset(void)
 {
@@ -343,6 +344,13 @@ void riscv_ctr_reset(void)
 		return;
 
 	csr_write(CSR_SCTRCTL, 0);
+	/*
+	 * Guest enables left by firmware or a previous kernel would record
+	 * a guest's branches into this buffer: no guest records until KVM
+	 * says so.
+	 */
+	if (riscv_has_extension_unlikely(RISCV_ISA_EXT_h))
+		csr_write(CSR_VSCTRCTL, 0);
 	entries = ctr_set_max_depth();
 	WARN_ONCE(entries != ctr_nr_entries,
 		  "CPU%d has %u CTR entries, not %u\n",
@@ -372,8 +380,14 @@ unsigned int riscv_ctr_num_branches(void)
  * it on every trap (the overflow handler returns from calls it entered
  * frozen), and perf takes kernel call chains from the kernel's unwinder. It
  * replaces the type filters, so asking for both is a contradiction.
+ *
+ * Every record is a taken transfer in perf's ABI: COND means taken
+ * conditional branches, as on x86 and arm64, and tools that build ranges
+ * from consecutive records rely on it. Not-taken branches come only with
+ * @not_taken (the PMU's not_taken format attribute), beside COND or ANY.
  */
-VISIBLE_IF_KUNIT int riscv_ctr_request(u64 branch_sample_type, u32 *request)
+VISIBLE_IF_KUNIT int riscv_ctr_request(u64 branch_sample_type, bool not_taken,
+				       u32 *request)
 {
 	u64 bst = branch_sample_type;
 	u32 req = 0;
@@ -390,7 +404,7 @@ VISIBLE_IF_KUNIT int riscv_ctr_request(u64 branch_sample_type, u32 *request)
 		return -EOPNOTSUPP;
 
 	if (bst & PERF_SAMPLE_BRANCH_CALL_STACK) {
-		if (bst & CTR_BRANCH_TYPES)
+		if ((bst & CTR_BRANCH_TYPES) || not_taken)
 			return -EINVAL;
 		if (bst & (PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV))
 			return -EOPNOTSUPP;
@@ -403,13 +417,12 @@ VISIBLE_IF_KUNIT int riscv_ctr_request(u64 branch_sample_type, u32 *request)
 	for (i = 0; i < ARRAY_SIZE(ctr_filter_types); i++)
 		if (bst & ctr_filter_types[i].filter)
 			req |= ctr_filter_types[i].types;
-	/*
-	 * Asked for on their own, conditional branches come taken and not
-	 * taken (NTBREN): a not-taken branch has the next instruction as its
-	 * target. ANY leaves them out, as they would double the records.
-	 */
-	if ((bst & PERF_SAMPLE_BRANCH_COND) && !(bst & PERF_SAMPLE_BRANCH_ANY))
+	/* A not-taken branch (NTBREN) has the next instruction as target. */
+	if (not_taken) {
+		if (!(bst & (PERF_SAMPLE_BRANCH_COND | PERF_SAMPLE_BRANCH_ANY)))
+			return -EINVAL;
 		req |= CTR_T(BRANCH_NT);
+	}
 
 	if (bst & PERF_SAMPLE_BRANCH_USER)
 		req |= CTR_REQ_U;
@@ -570,8 +583,8 @@ riscv_ctr_decode(const struct riscv_ctr_entry *raw, unsigned int nr,
  * failed afterwards and perf never attached one.
  *
  * Return: 0, -EOPNOTSUPP when the harts have no CTR or the filters ask for
- * what CTR cannot record, or -EINVAL when they ask for nothing at all or
- * the event does not sample.
+ * what CTR cannot record, or -EINVAL when they ask for nothing at all, for
+ * not-taken branches without cond or any, or the event does not sample.
  */
 int riscv_ctr_event_init(struct perf_event *event)
 {
@@ -583,7 +596,9 @@ int riscv_ctr_event_init(struct perf_event *event)
 	if (!is_sampling_event(event))
 		return -EINVAL;
 
-	ret = riscv_ctr_request(event->attr.branch_sample_type, &request);
+	ret = riscv_ctr_request(event->attr.branch_sample_type,
+				event->attr.config2 & RISCV_CTR_CONFIG2_NOT_TAKEN,
+				&request);
 	if (ret)
 		return ret;
 	if (request & CTR_REQ_CALLSTACK) {

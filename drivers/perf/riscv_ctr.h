@@ -37,6 +37,12 @@ struct riscv_ctr_entry {
 #define CTR_REQ_CALLSTACK	BIT(CTR_REQ_CALLSTACK_BIT)
 #define CTR_REQ_BITS		(CTR_NR_TYPES + 3)
 
+/*
+ * perf_event_attr.config2 of the core PMU: record not-taken conditional
+ * branches too (the not_taken format attribute), beside cond or any.
+ */
+#define RISCV_CTR_CONFIG2_NOT_TAKEN	BIT_ULL(0)
+
 #ifdef CONFIG_RISCV_CTR
 void riscv_ctr_probe(struct pmu *pmu);
 void riscv_ctr_reset(void);
@@ -82,7 +88,7 @@ static inline void riscv_ctr_unfreeze(void) { }
 #if IS_ENABLED(CONFIG_RISCV_CTR_KUNIT_TEST)
 void riscv_ctr_clear(void);
 u32 riscv_ctr_cycles(u64 data);
-int riscv_ctr_request(u64 branch_sample_type, u32 *request);
+int riscv_ctr_request(u64 branch_sample_type, bool not_taken, u32 *request);
 u64 riscv_ctr_ctl(u32 request);
 unsigned int riscv_ctr_read_entries(struct riscv_ctr_entry *raw);
 unsigned int riscv_ctr_save(struct riscv_ctr_entry *raw, u32 *status);

@@ -13,6 +13,7 @@
 #include <linux/bitfield.h>
 #include <linux/irqflags.h>
 #include <linux/perf_event.h>
+#include <asm/cpufeature.h>
 #include <asm/csr.h>
 #include <asm/ctr.h>
 
@@ -72,8 +73,13 @@ static void ctr_test_reset_state(struct kunit *test)
 	unsigned int i, dirty = 0;
 
 	local_irq_save(flags);
+	/* Stale guest enables, as firmware or a previous kernel may leave. */
+	if (riscv_has_extension_unlikely(RISCV_ISA_EXT_h))
+		csr_write(CSR_VSCTRCTL, CTRCTL_U | CTRCTL_S);
 	riscv_ctr_reset();
 	KUNIT_EXPECT_EQ(test, csr_read(CSR_SCTRCTL), 0);
+	if (riscv_has_extension_unlikely(RISCV_ISA_EXT_h))
+		KUNIT_EXPECT_EQ(test, csr_read(CSR_VSCTRCTL), 0);
 	KUNIT_EXPECT_EQ(test, csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_FROZEN, 0);
 	for (i = 0; i < riscv_ctr_num_branches(); i++) {
 		ctr_test_read(i, &e);
@@ -164,58 +170,67 @@ static u32 ctr_test_expected_types(u64 bst)
 		types |= T(DIRCALL);
 	if (bst & PERF_SAMPLE_BRANCH_IND_JUMP)
 		types |= T(INDJUMP) | T(INDLJUMP);
-	if (bst & PERF_SAMPLE_BRANCH_COND) {
+	if (bst & PERF_SAMPLE_BRANCH_COND)
 		types |= T(BRANCH_T);
-		if (!(bst & PERF_SAMPLE_BRANCH_ANY))
-			types |= T(BRANCH_NT);
-	}
 	return types;
 }
 
-/* Every branch_sample_type perf can send: all the bits below MAX. */
+/*
+ * Every branch_sample_type perf can send (all the bits below MAX), with
+ * and without the not_taken format attribute.
+ */
 static void ctr_test_request_all(struct kunit *test)
 {
 	const u64 unsupported = PERF_SAMPLE_BRANCH_ABORT_TX |
 		PERF_SAMPLE_BRANCH_IN_TX | PERF_SAMPLE_BRANCH_NO_TX |
 		PERF_SAMPLE_BRANCH_COUNTERS;
+	const u64 conds = PERF_SAMPLE_BRANCH_COND | PERF_SAMPLE_BRANCH_ANY;
 	const u32 calls = BIT(8) | BIT(9) | BIT(12);
 	unsigned int bad = 0, accepted = 0;
 	u64 bst;
+	int nt;
 
-	for (bst = 0; bst < PERF_SAMPLE_BRANCH_MAX; bst++) {
-		u32 types = ctr_test_expected_types(bst), priv = 0, req = 0;
-		int want = 0, ret;
+	for (nt = 0; nt < 2; nt++) {
+		for (bst = 0; bst < PERF_SAMPLE_BRANCH_MAX; bst++) {
+			u32 types = ctr_test_expected_types(bst), priv = 0, req = 0;
+			int want = 0, ret;
 
-		if (bst & PERF_SAMPLE_BRANCH_USER)
-			priv |= CTR_REQ_U;
-		if (bst & (PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV))
-			priv |= CTR_REQ_S;
-		if (bst & unsupported) {
-			want = -EOPNOTSUPP;
-		} else if (bst & PERF_SAMPLE_BRANCH_CALL_STACK) {
-			/* A user call stack, without type filters. */
-			if (types)
-				want = -EINVAL;
-			else if (priv & CTR_REQ_S)
+			if (bst & PERF_SAMPLE_BRANCH_USER)
+				priv |= CTR_REQ_U;
+			if (bst & (PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV))
+				priv |= CTR_REQ_S;
+			if (bst & unsupported) {
 				want = -EOPNOTSUPP;
-			else if (!priv)
+			} else if (bst & PERF_SAMPLE_BRANCH_CALL_STACK) {
+				/* A user call stack, without type filters. */
+				if (types || nt)
+					want = -EINVAL;
+				else if (priv & CTR_REQ_S)
+					want = -EOPNOTSUPP;
+				else if (!priv)
+					want = -EINVAL;
+				types = calls | CTR_REQ_CALLSTACK;
+			} else if (nt && !(bst & conds)) {
 				want = -EINVAL;
-			types = calls | CTR_REQ_CALLSTACK;
-		} else if (!types || !priv) {
-			want = -EINVAL;
-		}
+			} else if (!types || !priv) {
+				want = -EINVAL;
+			}
+			/* Not-taken branches only when asked for. */
+			if (nt)
+				types |= T(BRANCH_NT);
 
-		ret = riscv_ctr_request(bst, &req);
-		if (ret != want || (!ret && req != (types | priv))) {
-			if (!bad++)
-				kunit_err(test, "bst %#llx: %d %#x, want %d %#x\n",
-					  bst, ret, req, want, types | priv);
+			ret = riscv_ctr_request(bst, nt, &req);
+			if (ret != want || (!ret && req != (types | priv))) {
+				if (!bad++)
+					kunit_err(test, "bst %#llx nt %d: %d %#x, want %d %#x\n",
+						  bst, nt, ret, req, want, types | priv);
+			}
+			accepted += !ret;
 		}
-		accepted += !ret;
 	}
 	KUNIT_EXPECT_EQ(test, bad, 0);
 	kunit_info(test, "%u of %llu filter combinations accepted\n",
-		   accepted, (u64)PERF_SAMPLE_BRANCH_MAX);
+		   accepted, 2 * (u64)PERF_SAMPLE_BRANCH_MAX);
 }
 
 /* The inhibit bit of each type, again written out independently. */

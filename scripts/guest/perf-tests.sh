@@ -83,6 +83,24 @@ check "-j any_call,u,k: direct and indirect calls" \
 check "-j any_call,u,k: only calls, traps and swaps" \
 	eval '! cut -d/ -f7 /tmp/k.txt | grep -q -v -x -E "CALL|IND_CALL|SYSCALL|IRQ|ARCH_1"'
 
+# -j cond,u: taken conditional branches only, as perf means it; the core
+# PMU's not_taken format attribute adds the not-taken ones (COND records
+# to the next instruction).
+perf record -q -e instructions:u -c 100003 -j cond,u,save_type \
+	-o /tmp/c.data -- /ctr/workload 30000 >/dev/null 2>&1
+records /tmp/c.data >/tmp/c.txt
+perf record -q -e cpu/instructions,not_taken=1/u -c 100003 -j cond,u,save_type \
+	-o /tmp/cn.data -- /ctr/workload 30000 >/tmp/cn.log 2>&1
+records /tmp/cn.data >/tmp/cn.txt
+note "-j cond,u: $(wc -l </tmp/c.txt) records; with not_taken=1: $(wc -l </tmp/cn.txt)"
+sed 's/^/# perf: /' /tmp/cn.log | head -5
+check "-j cond,u: the taken branch, and no not-taken one" \
+	eval 'has /tmp/c.txt $(sym ctr_wl_taken) $(sym ctr_wl_taken_to) COND &&
+	      ! has /tmp/c.txt $(sym ctr_wl_nottaken) $(next ctr_wl_nottaken) COND'
+check "cpu/instructions,not_taken=1/u -j cond,u: taken and not-taken branches" \
+	eval 'has /tmp/cn.txt $(sym ctr_wl_taken) $(sym ctr_wl_taken_to) COND &&
+	      has /tmp/cn.txt $(sym ctr_wl_nottaken) $(next ctr_wl_nottaken) COND'
+
 # perf script -F brstacksym and perf report -b name the workload's symbols.
 perf script -i /tmp/u.data -F brstacksym 2>/dev/null | tr -s ' ' '\n' >/tmp/us.txt
 check "perf script -F brstacksym: ctr_wl_indcall -> ctr_wl_leaf" \

@@ -8,6 +8,9 @@
  * - no record has a type the filter leaves out;
  * - a user-only event sees no kernel address, in its records or its IP;
  * - every transfer of the workload that the filter selects shows up.
+ *
+ * cond means taken conditional branches, as everywhere in perf; not-taken
+ * ones come only with the core PMU's not_taken format attribute.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -171,6 +174,7 @@ FIXTURE_VARIANT(brstack) {
 	 * hart then records kernel branches, which this event must not see.
 	 */
 	bool companion;
+	bool not_taken;		/* the not_taken format attribute */
 };
 
 FIXTURE_VARIANT_ADD(brstack, any) {
@@ -200,7 +204,12 @@ FIXTURE_VARIANT_ADD(brstack, ind_jump) {
 };
 
 FIXTURE_VARIANT_ADD(brstack, cond) {
+	.filter = PERF_SAMPLE_BRANCH_COND, .types = B(TAKEN),
+};
+
+FIXTURE_VARIANT_ADD(brstack, cond_not_taken) {
 	.filter = PERF_SAMPLE_BRANCH_COND, .types = B(TAKEN) | B(NTAKEN),
+	.not_taken = true,
 };
 
 FIXTURE_VARIANT_ADD(brstack, any_kernel) {
@@ -215,6 +224,22 @@ FIXTURE_VARIANT_ADD(brstack, any_call_kernel) {
 	.filter = PERF_SAMPLE_BRANCH_ANY_CALL,
 	.types = B(EXC) | B(INTR) | B(ICALL) | B(DCALL) | B(SWAP), .kernel = true,
 };
+
+#define NOT_TAKEN_FORMAT "/sys/bus/event_source/devices/cpu/format/not_taken"
+
+/* The config2 bit of the not_taken format attribute, or -1. */
+static int not_taken_bit(void)
+{
+	FILE *f = fopen(NOT_TAKEN_FORMAT, "r");
+	int bit = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "config2:%d", &bit) != 1)
+		bit = -1;
+	fclose(f);
+	return bit;
+}
 
 FIXTURE_SETUP(brstack)
 {
@@ -239,6 +264,14 @@ FIXTURE_SETUP(brstack)
 	fill_workload();
 	if (variant->kernel)
 		attr.branch_sample_type |= PERF_SAMPLE_BRANCH_KERNEL;
+	if (variant->not_taken) {
+		int bit = not_taken_bit();
+
+		if (bit < 0 && access("/sys/bus/event_source/devices/cpu/caps/branches", F_OK))
+			SKIP(return, "no branch stack sampling on this CPU (no Ssctr?)");
+		ASSERT_LE(0, bit) TH_LOG("no config2 bit in %s", NOT_TAKEN_FORMAT);
+		attr.config2 = 1ULL << bit;
+	}
 
 	self->companion_fd = -1;
 	/*

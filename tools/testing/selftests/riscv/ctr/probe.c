@@ -55,7 +55,7 @@ static int read_caps_branches(void)
 	return n;
 }
 
-static int open_branch_event(__u64 branch_sample_type)
+static int open_branch_event2(__u64 branch_sample_type, __u64 config2)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -67,9 +67,15 @@ static int open_branch_event(__u64 branch_sample_type)
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 		.disabled = 1,
+		.config2 = config2,
 	};
 
 	return syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+static int open_branch_event(__u64 branch_sample_type)
+{
+	return open_branch_event2(branch_sample_type, 0);
 }
 
 TEST(caps_branches_matches_isa)
@@ -153,6 +159,51 @@ TEST(branch_stack_invalid)
 		EXPECT_EQ(cases[i].err, errno)
 			TH_LOG("branch_sample_type %#llx: errno %d",
 			       (unsigned long long)cases[i].bst, errno);
+	}
+}
+
+#define NOT_TAKEN_FORMAT "/sys/bus/event_source/devices/cpu/format/not_taken"
+
+/*
+ * Not-taken branches come with the not_taken format attribute (config2
+ * bit 0), beside cond or any, and with nothing else.
+ */
+TEST(not_taken_format)
+{
+	static const struct { __u64 bst; int err; } cases[] = {
+		{ PERF_SAMPLE_BRANCH_COND | PERF_SAMPLE_BRANCH_USER, 0 },
+		{ PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER, 0 },
+		{ PERF_SAMPLE_BRANCH_ANY_CALL | PERF_SAMPLE_BRANCH_USER, EINVAL },
+		{ PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_USER, EINVAL },
+	};
+	char buf[32] = "";
+	FILE *f = fopen(NOT_TAKEN_FORMAT, "r");
+	bool shown = f;
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	if (!cpuinfo_has("ssctr")) {
+		EXPECT_FALSE(shown) TH_LOG("%s without Ssctr", NOT_TAKEN_FORMAT);
+		return;
+	}
+	ASSERT_STREQ("config2:0\n", buf);
+	for (int i = 0; i < ARRAY_SIZE(cases); i++) {
+		int fd = open_branch_event2(cases[i].bst, 1);
+
+		if (fd >= 0)
+			close(fd);
+		if (!cases[i].err) {
+			EXPECT_LE(0, fd) TH_LOG("branch_sample_type %#llx: errno %d",
+						(unsigned long long)cases[i].bst, errno);
+		} else {
+			EXPECT_EQ(-1, fd);
+			EXPECT_EQ(cases[i].err, errno)
+				TH_LOG("branch_sample_type %#llx: errno %d",
+				       (unsigned long long)cases[i].bst, errno);
+		}
 	}
 }
 

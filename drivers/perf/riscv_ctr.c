@@ -349,7 +349,7 @@ void riscv_ctr_reset(void)
 	 * a guest's branches into this buffer: no guest records until KVM
 	 * says so.
 	 */
-	if (riscv_has_extension_unlikely(RISCV_ISA_EXT_h))
+	if (riscv_has_extension_unlikely(RISCV_ISA_EXT_H))
 		csr_write(CSR_VSCTRCTL, 0);
 	entries = ctr_set_max_depth();
 	WARN_ONCE(entries != ctr_nr_entries,

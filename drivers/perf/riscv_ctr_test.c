@@ -11,9 +11,9 @@
  */
 #include <kunit/test.h>
 #include <linux/bitfield.h>
+#include <linux/cpufeature.h>
 #include <linux/irqflags.h>
 #include <linux/perf_event.h>
-#include <asm/cpufeature.h>
 #include <asm/csr.h>
 #include <asm/ctr.h>
 
@@ -74,11 +74,11 @@ static void ctr_test_reset_state(struct kunit *test)
 
 	local_irq_save(flags);
 	/* Stale guest enables, as firmware or a previous kernel may leave. */
-	if (riscv_has_extension_unlikely(RISCV_ISA_EXT_h))
+	if (riscv_has_extension_unlikely(RISCV_ISA_EXT_H))
 		csr_write(CSR_VSCTRCTL, CTRCTL_U | CTRCTL_S);
 	riscv_ctr_reset();
 	KUNIT_EXPECT_EQ(test, csr_read(CSR_SCTRCTL), 0);
-	if (riscv_has_extension_unlikely(RISCV_ISA_EXT_h))
+	if (riscv_has_extension_unlikely(RISCV_ISA_EXT_H))
 		KUNIT_EXPECT_EQ(test, csr_read(CSR_VSCTRCTL), 0);
 	KUNIT_EXPECT_EQ(test, csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_FROZEN, 0);
 	for (i = 0; i < riscv_ctr_num_branches(); i++) {

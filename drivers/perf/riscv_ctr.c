@@ -200,10 +200,13 @@ struct ctr_cpu {
 	bool stopped;
 	/* The PC the overflow interrupt interrupted. */
 	unsigned long irq_pc;
-	/* Records read at this overflow: raw[first..nr), or -1 before. */
+	/*
+	 * Records read at this overflow: raw[first..nr), or -1 before, and
+	 * the place of raw[first] in the circular buffer.
+	 */
 	int nr;
 	unsigned int first;
-	u64 hw_idx;
+	unsigned int pos;
 	struct riscv_ctr_entry raw[CTR_MAX_ENTRIES];
 	/* The last member: a sample's branch stack, its entries after it. */
 	struct perf_branch_stack stack;
@@ -533,6 +536,45 @@ VISIBLE_IF_KUNIT unsigned int riscv_ctr_read_entries(struct riscv_ctr_entry *raw
 	return i;
 }
 
+/* Does an event that made @request take this record? */
+static bool ctr_wanted(u32 request, const struct riscv_ctr_entry *r)
+{
+	unsigned int type = FIELD_GET(CTRDATA_TYPE, r->data);
+
+	return (request & BIT(type)) &&
+	       ctr_priv_allowed(request, r->source & CTR_PC_MASK,
+				r->target & CTR_PC_MASK);
+}
+
+/*
+ * The hardware index of a sample (PERF_SAMPLE_BRANCH_HW_INDEX): the place
+ * in the circular buffer of the youngest record the sample holds, @pos0
+ * being the place of raw[0]. perf report --stitch-lbr joins the stacks of
+ * consecutive samples by it, which only works when the sample's records
+ * are consecutive in the buffer: where the event's filter left a gap
+ * between them, or kept none, the index cannot be known and is -1, as on
+ * x86.
+ */
+VISIBLE_IF_KUNIT u64 riscv_ctr_hw_idx(const struct riscv_ctr_entry *raw,
+				      unsigned int nr, u32 request,
+				      unsigned int pos0)
+{
+	unsigned int i = 0, youngest;
+
+	while (i < nr && !ctr_wanted(request, &raw[i]))
+		i++;
+	if (i == nr)
+		return -1ULL;
+	youngest = i;
+	while (i < nr && ctr_wanted(request, &raw[i]))
+		i++;
+	for (; i < nr; i++)
+		if (ctr_wanted(request, &raw[i]))
+			return -1ULL;
+
+	return (pos0 - youngest) & (ctr_nr_entries - 1);
+}
+
 /*
  * Turn the records an event asked for into perf branch entries; return
  * how many. @request is the event's, @branch_sample_type says which
@@ -551,7 +593,7 @@ riscv_ctr_decode(const struct riscv_ctr_entry *raw, unsigned int nr,
 		unsigned int type = FIELD_GET(CTRDATA_TYPE, raw[i].data);
 		struct perf_branch_entry *e = &out[n];
 
-		if (!(request & BIT(type)) || !ctr_priv_allowed(request, from, to))
+		if (!ctr_wanted(request, &raw[i]))
 			continue;
 
 		*e = (struct perf_branch_entry){ .from = from, .to = to };
@@ -877,7 +919,7 @@ static void ctr_read(struct ctr_cpu *cc)
 	cc->first = first;
 	cc->nr = nr;
 	/* Logical entry 0 is the physical entry before WRPTR. */
-	cc->hw_idx = (wrptr - 1 - first) & (ctr_nr_entries - 1);
+	cc->pos = (wrptr - 1 - first) & (ctr_nr_entries - 1);
 }
 
 /**
@@ -899,7 +941,6 @@ void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
 	if (cc->nr < 0 && !ctr_owned(cc)) {
 		cc->first = 0;
 		cc->nr = 0;
-		cc->hw_idx = -1ULL;
 		ctr_start_afresh(cc);
 	}
 	if (cc->nr < 0)
@@ -909,7 +950,9 @@ void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
 					event->hw.branch_reg.config,
 					event->attr.branch_sample_type,
 					cc->stack.entries);
-	cc->stack.hw_idx = cc->hw_idx;
+	cc->stack.hw_idx = riscv_ctr_hw_idx(cc->raw + cc->first,
+					    cc->nr - cc->first,
+					    event->hw.branch_reg.config, cc->pos);
 	perf_sample_save_brstack(data, event, &cc->stack, NULL);
 }
 

@@ -94,6 +94,8 @@ unsigned int riscv_ctr_read_entries(struct riscv_ctr_entry *raw);
 unsigned int riscv_ctr_save(struct riscv_ctr_entry *raw, u32 *status);
 void riscv_ctr_restore(const struct riscv_ctr_entry *raw, unsigned int nr,
 		       u32 status);
+u64 riscv_ctr_hw_idx(const struct riscv_ctr_entry *raw, unsigned int nr,
+		     u32 request, unsigned int pos0);
 unsigned int riscv_ctr_decode(const struct riscv_ctr_entry *raw,
 			      unsigned int nr, u32 request, u64 branch_sample_type,
 			      struct perf_branch_entry *out);

@@ -418,6 +418,38 @@ static struct kunit_suite ctr_decode_suite = {
 };
 
 /*
+ * The hardware index of a sample: the place of its youngest record, when
+ * its records are consecutive in the buffer, else -1.
+ */
+static void ctr_test_hw_idx(struct kunit *test)
+{
+	const u64 k = 0xffffffff80000000ULL;
+	const struct riscv_ctr_entry raw[] = {
+		{ k | 0x100 | CTRSOURCE_VALID, k | 0x200, CTR_TYPE_RETURN },
+		{ 0x1000 | CTRSOURCE_VALID, 0x2000, CTR_TYPE_DIRCALL },
+		{ 0x2000 | CTRSOURCE_VALID, 0x3000, CTR_TYPE_DIRCALL },
+		{ k | 0x300 | CTRSOURCE_VALID, k | 0x400, CTR_TYPE_RETURN },
+		{ 0x3000 | CTRSOURCE_VALID, 0x4000, CTR_TYPE_DIRCALL },
+	};
+	unsigned int mask = riscv_ctr_num_branches() - 1;
+	const u32 u = CTR_REQ_TYPES | CTR_REQ_U, s = CTR_REQ_TYPES | CTR_REQ_S;
+
+	/* Everything: the place of raw[0], also across the wrap. */
+	KUNIT_EXPECT_EQ(test, riscv_ctr_hw_idx(raw, 5, u | s, 7), 7);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_hw_idx(raw, 5, u | s, 0), 0);
+	/* User records 1 and 2 are consecutive; 4 is after a gap. */
+	KUNIT_EXPECT_EQ(test, riscv_ctr_hw_idx(raw, 3, u, 7), 6);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_hw_idx(raw, 3, u, 0), mask);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_hw_idx(raw, 5, u, 7), -1ULL);
+	/* Kernel records 0 and 3 are not consecutive either. */
+	KUNIT_EXPECT_EQ(test, riscv_ctr_hw_idx(raw, 5, s, 7), -1ULL);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_hw_idx(raw, 1, s, 7), 7);
+	/* No record taken, or none there: -1. */
+	KUNIT_EXPECT_EQ(test, riscv_ctr_hw_idx(raw, 1, u, 7), -1ULL);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_hw_idx(raw, 0, u | s, 7), -1ULL);
+}
+
+/*
  * The read path on records written into the buffer, with what QEMU never
  * records itself: cycle counts and mispredict bits.
  */
@@ -547,6 +579,7 @@ static struct kunit_case ctr_buffer_cases[] = {
 	KUNIT_CASE(ctr_test_reset_state),
 	KUNIT_CASE(ctr_test_clear),
 	KUNIT_CASE(ctr_test_shallow),
+	KUNIT_CASE(ctr_test_hw_idx),
 	KUNIT_CASE(ctr_test_read_synthetic),
 	KUNIT_CASE(ctr_test_save_restore),
 	{}

@@ -117,6 +117,11 @@ perf record -q -e instructions:u -c 100003 --call-graph lbr \
 perf report -i /tmp/cs.data -g caller --stdio 2>/dev/null >/tmp/cs.txt
 check "--call-graph lbr: the workload's calls under __libc_start_call_main" \
 	grep -q "__libc_start_call_main" /tmp/cs.txt
+# perf report --stitch-lbr joins call stacks by their hardware index.
+perf report -i /tmp/cs.data --stitch-lbr -g caller --stdio >/tmp/css.txt 2>&1
+sed 's/^/# perf: /' /tmp/css.txt | grep -i -m3 'warn\|error\|stitch'
+check "perf report --stitch-lbr: the workload's calls under __libc_start_call_main" \
+	grep -q "__libc_start_call_main" /tmp/css.txt
 
 # perf-ctr record (libperf) on the same workload: the Debian perf reads
 # its file and finds the workload's transfers with their types.

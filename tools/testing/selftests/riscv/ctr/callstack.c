@@ -37,6 +37,7 @@
 
 #include "../../kselftest_harness.h"
 #include "callstack.h"
+#include "cpus.h"
 #include "ring.h"
 
 #define CAPS_BRANCHES	"/sys/bus/event_source/devices/cpu/caps/branches"
@@ -103,29 +104,6 @@ static int read_depth(void)
 	return n;
 }
 
-/* The allowed CPUs of this task, up to @max, in @cpus; how many. */
-static int allowed_cpus(int *cpus, int max)
-{
-	cpu_set_t set;
-	int n = 0;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return 0;
-	for (int i = 0; i < CPU_SETSIZE && n < max; i++)
-		if (CPU_ISSET(i, &set))
-			cpus[n++] = i;
-	return n;
-}
-
-static int pin(pid_t pid, int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(pid, sizeof(set), &set);
-}
-
 struct stack_check {
 	int depth, frames;
 	unsigned long samples, leaf, good, bad;
@@ -172,7 +150,11 @@ static void check_sample(void *arg, const struct ctr_sample *s)
 	c->cpus |= 1ULL << (s->cpu & 63);
 	if (s->nr > (__u64)c->depth)
 		c->too_long++;
-	if (s->hw_idx >= (__u64)c->depth)
+	/*
+	 * A call stack is consecutive in the buffer: its hardware index is
+	 * the place of its youngest entry, or -1 (~0) when it has none.
+	 */
+	if (s->nr ? s->hw_idx >= (__u64)c->depth : s->hw_idx != ~0ULL)
 		c->bad_hw_idx++;
 	if (ctr_kernel_addr(s->ip))
 		c->kernel++;

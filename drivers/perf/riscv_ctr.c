@@ -225,6 +225,8 @@ MODULE_PARM_DESC(depth, "most records per hart: 16, 32, 64, 128 or 256 (default 
 static unsigned int ctr_nr_entries;
 /* The sctrctl bits the harts implement. */
 static u64 ctr_ctl_writable;
+/* Software can set sctrstatus.FROZEN to stop recording. */
+static bool ctr_frozen_writable;
 static struct ctr_cpu __percpu *ctr_cpus;
 
 VISIBLE_IF_KUNIT void riscv_ctr_clear(void)
@@ -301,6 +303,10 @@ void riscv_ctr_probe(struct pmu *pmu)
 	if (ctr_csrs_accessible()) {
 		entries = ctr_set_max_depth();
 		ctr_ctl_writable = ctr_probe_ctl();
+		/* Nothing records (sctrctl is 0): FROZEN can be tried. */
+		csr_set(CSR_SCTRSTATUS, SCTRSTATUS_FROZEN);
+		ctr_frozen_writable = csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_FROZEN;
+		csr_clear(CSR_SCTRSTATUS, SCTRSTATUS_FROZEN);
 	}
 	preempt_enable();
 
@@ -876,11 +882,14 @@ static struct ctr_cpu *ctr_recording_cpu(void)
 /**
  * riscv_ctr_freeze() - stop recording at a counter overflow interrupt
  *
- * The overflow interrupt normally freezes the buffer (LCOFIFRZ) as it is
- * taken. When it was serviced inside another trap, the timer's with AIA,
- * or the hart cannot freeze, the buffer is still recording: stop it here
- * and remember where the interrupt hit, to leave the handler's own
- * records out.
+ * The first act of the overflow handler. The overflow interrupt normally
+ * freezes the buffer (LCOFIFRZ) as it is taken. When it was serviced
+ * inside another trap, the timer's with AIA, or the hart cannot freeze,
+ * the buffer is still recording: stop it at once, and remember where the
+ * interrupt hit, to leave the handler's own records out. Setting FROZEN
+ * stops it without touching the cycle counter, which a write of sctrctl
+ * would reset; a hart whose FROZEN cannot be set has recording turned off
+ * in sctrctl instead.
  */
 void riscv_ctr_freeze(void)
 {
@@ -890,11 +899,33 @@ void riscv_ctr_freeze(void)
 		return;
 
 	cc->nr = -1;
-	cc->stopped = !(csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_FROZEN);
-	if (cc->stopped) {
-		csr_clear(CSR_SCTRCTL, CTRCTL_U | CTRCTL_S);
-		cc->irq_pc = instruction_pointer(get_irq_regs());
+	if (ctr_frozen_writable) {
+		/* csrrs: freeze, and learn whether the interrupt had, at once. */
+		cc->stopped = !(csr_read_set(CSR_SCTRSTATUS, SCTRSTATUS_FROZEN) &
+				SCTRSTATUS_FROZEN);
+	} else {
+		cc->stopped = !(csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_FROZEN);
+		if (cc->stopped)
+			csr_clear(CSR_SCTRCTL, CTRCTL_U | CTRCTL_S);
 	}
+	if (cc->stopped)
+		cc->irq_pc = instruction_pointer(get_irq_regs());
+}
+
+/*
+ * Is this the record of the interrupt the overflow handler came in by? Its
+ * source is the interrupted PC, or 0 when the interrupted mode was not
+ * recorded (user space while only kernel branches are).
+ */
+static bool ctr_irq_entry(const struct ctr_cpu *cc,
+			  const struct riscv_ctr_entry *r)
+{
+	u64 src = r->source & CTR_PC_MASK;
+	u64 mode = ctr_kernel_addr(cc->irq_pc) ? CTRCTL_S : CTRCTL_U;
+
+	if (FIELD_GET(CTRDATA_TYPE, r->data) != CTR_TYPE_INTERRUPT)
+		return false;
+	return src == cc->irq_pc || (!src && !(cc->ctl & mode));
 }
 
 static void ctr_read(struct ctr_cpu *cc)
@@ -909,9 +940,7 @@ static void ctr_read(struct ctr_cpu *cc)
 	 * it is gone, the handler's records filled the buffer: keep none.
 	 */
 	if (cc->stopped && (cc->ctl & CTRCTL_S)) {
-		while (first < nr &&
-		       !(FIELD_GET(CTRDATA_TYPE, cc->raw[first].data) == CTR_TYPE_INTERRUPT &&
-			 (cc->raw[first].source & CTR_PC_MASK) == cc->irq_pc))
+		while (first < nr && !ctr_irq_entry(cc, &cc->raw[first]))
 			first++;
 		first = min(first + 1, nr);
 	}
@@ -968,6 +997,6 @@ void riscv_ctr_unfreeze(void)
 
 	/* csrc is atomic: WRPTR cannot change under a read-modify-write. */
 	csr_clear(CSR_SCTRSTATUS, SCTRSTATUS_FROZEN);
-	if (cc->stopped)
+	if (cc->stopped && !ctr_frozen_writable)
 		csr_write(CSR_SCTRCTL, cc->ctl);
 }

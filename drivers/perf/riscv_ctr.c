@@ -979,9 +979,13 @@ void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
 					event->hw.branch_reg.config,
 					event->attr.branch_sample_type,
 					cc->stack.entries);
-	cc->stack.hw_idx = riscv_ctr_hw_idx(cc->raw + cc->first,
-					    cc->nr - cc->first,
-					    event->hw.branch_reg.config, cc->pos);
+	/* perf writes the index out only for events that ask for it. */
+	cc->stack.hw_idx = -1ULL;
+	if (event->attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
+		cc->stack.hw_idx = riscv_ctr_hw_idx(cc->raw + cc->first,
+						    cc->nr - cc->first,
+						    event->hw.branch_reg.config,
+						    cc->pos);
 	perf_sample_save_brstack(data, event, &cc->stack, NULL);
 }
 

@@ -183,6 +183,14 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+static __u64 now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
 /* A child that dies with its parent and runs @fn on @cpu. */
 static pid_t spawn(int cpu, void (*fn)(void))
 {
@@ -596,7 +604,6 @@ static void path_rotation(struct __test_metadata *_metadata,
 	struct rotation rot;
 	struct ctr_ring r;
 	__u64 start;
-	struct timespec ts;
 	int lead, err;
 
 	ASSERT_EQ(0, pin(0, self->cpu));
@@ -613,22 +620,15 @@ static void path_rotation(struct __test_metadata *_metadata,
 	}
 	ASSERT_EQ(0, ctr_ring_map(&r, lead, PAGES, &attr));
 	self->tally.pid = getpid();
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	start = ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+	start = now_ms();
 	ASSERT_EQ(0, rotation_enable(&rot, true));
-	while (g.firsts < MIN_FIRST) {
-		__u64 now;
-
+	while (g.firsts < MIN_FIRST && now_ms() - start <= 60000) {
 		/* Short turns: most of A's time is early in its slice. */
 		for (int i = 0; i < 32; i++)
 			addpath_sled();
 		ctr_ring_drain(&r, count_turn, &g);
 		sleep_ms(1);
 		self->rounds++;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
-		if (now - start > 60000)
-			break;
 	}
 	rotation_enable(&rot, false);
 	ctr_ring_drain(&r, count_turn, &g);
@@ -692,14 +692,6 @@ static void exec_sled(void)
 {
 	execl(exec_target, "sled", "forever", (char *)NULL);
 	_exit(1);
-}
-
-static __u64 now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
 #define MIN_AFTER	20	/* samples after exec, or in the stale test */

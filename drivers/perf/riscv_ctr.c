@@ -34,7 +34,9 @@
 
 #include <linux/bitfield.h>
 #include <linux/bug.h>
+#include <linux/cpu_pm.h>
 #include <linux/cpufeature.h>
+#include <linux/device.h>
 #include <linux/hardirq.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
@@ -47,6 +49,8 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/sysfs.h>
+#include <kunit/test-bug.h>
 #include <kunit/visibility.h>
 #include <asm/asm-extable.h>
 #include <asm/csr.h>
@@ -221,66 +225,262 @@ static unsigned int ctr_depth_param = CTR_MAX_ENTRIES;
 module_param_named(depth, ctr_depth_param, uint, 0444);
 MODULE_PARM_DESC(depth, "most records per hart: 16, 32, 64, 128 or 256 (default 256)");
 
-/* Entries of the buffer on every hart; 0 when the harts have no CTR. */
-static unsigned int ctr_nr_entries;
-/* The sctrctl bits the harts implement. */
-static u64 ctr_ctl_writable;
-/* Software can set sctrstatus.FROZEN to stop recording. */
-static bool ctr_frozen_writable;
+/* What the harts implement; .entries is 0 when they have no usable CTR. */
+static struct riscv_ctr_caps ctr_caps __read_mostly;
 static struct ctr_cpu __percpu *ctr_cpus;
 
-VISIBLE_IF_KUNIT void riscv_ctr_clear(void)
+static void ctr_pm_register(void);
+static void ctr_hw_reset(void);
+
+#if IS_ENABLED(CONFIG_RISCV_CTR_KUNIT_TEST)
+/*
+ * A KUnit test may stand a software model of the CSR interface in for the
+ * hart, for its own thread only: the probe and read paths then run
+ * against a hart that lacks what QEMU has. Nothing else can see it.
+ */
+const struct riscv_ctr_csr_model *riscv_ctr_test_model;
+
+static __always_inline const struct riscv_ctr_csr_model *ctr_model(void)
 {
-	asm volatile(SCTRCLR_INSN ::: "memory");
+	return kunit_get_current_test() ? READ_ONCE(riscv_ctr_test_model) : NULL;
+}
+#else
+static __always_inline const struct riscv_ctr_csr_model *ctr_model(void)
+{
+	return NULL;
+}
+#endif
+
+/*
+ * The CSRs the driver uses. csr_read() and csr_write() need the CSR
+ * number at build time: every caller passes a constant, which folds the
+ * switch away.
+ */
+static __always_inline unsigned long
+__ctr_csr_read(const struct riscv_ctr_csr_model *m, unsigned int csr)
+{
+	if (m)
+		return m->read(csr);
+	switch (csr) {
+	case CSR_SCTRCTL:	return csr_read(CSR_SCTRCTL);
+	case CSR_SCTRSTATUS:	return csr_read(CSR_SCTRSTATUS);
+	case CSR_SCTRDEPTH:	return csr_read(CSR_SCTRDEPTH);
+	case CSR_SIREG:		return csr_read(CSR_SIREG);
+	case CSR_SIREG2:	return csr_read(CSR_SIREG2);
+	case CSR_SIREG3:	return csr_read(CSR_SIREG3);
+	default:		BUILD_BUG();
+	}
+	return 0;
 }
 
-/* Select the deepest buffer allowed that the hart has; return its size. */
-static unsigned int ctr_set_max_depth(void)
+static __always_inline void
+__ctr_csr_write(const struct riscv_ctr_csr_model *m, unsigned int csr,
+		unsigned long val)
 {
-	unsigned int want = clamp(ctr_depth_param, CTR_DEPTH_ENTRIES(0),
-				  CTR_MAX_ENTRIES);
-	unsigned long depth;
+	if (m)
+		return m->write(csr, val);
+	switch (csr) {
+	case CSR_SCTRCTL:	csr_write(CSR_SCTRCTL, val); break;
+	case CSR_SCTRSTATUS:	csr_write(CSR_SCTRSTATUS, val); break;
+	case CSR_SCTRDEPTH:	csr_write(CSR_SCTRDEPTH, val); break;
+	case CSR_VSCTRCTL:	csr_write(CSR_VSCTRCTL, val); break;
+	case CSR_SISELECT:	csr_write(CSR_SISELECT, val); break;
+	case CSR_SIREG:		csr_write(CSR_SIREG, val); break;
+	case CSR_SIREG2:	csr_write(CSR_SIREG2, val); break;
+	case CSR_SIREG3:	csr_write(CSR_SIREG3, val); break;
+	default:		BUILD_BUG();
+	}
+}
 
-	/* DEPTH is WARL: write the wish, read back what the hart kept. */
-	csr_write(CSR_SCTRDEPTH, ilog2(want / CTR_DEPTH_ENTRIES(0)));
-	depth = FIELD_GET(SCTRDEPTH_DEPTH, csr_read(CSR_SCTRDEPTH));
+static __always_inline unsigned long ctr_csr_read(unsigned int csr)
+{
+	return __ctr_csr_read(ctr_model(), csr);
+}
 
-	/* Values above the maximum are reserved: do not trust them. */
-	return CTR_DEPTH_ENTRIES(umin(depth, SCTRDEPTH_MAX));
+static __always_inline void ctr_csr_write(unsigned int csr, unsigned long val)
+{
+	__ctr_csr_write(ctr_model(), csr, val);
+}
+
+/* sctrstatus bits, set atomically (csrrs); return the old value. */
+static __always_inline unsigned long ctr_status_read_set(unsigned long bits)
+{
+	const struct riscv_ctr_csr_model *m = ctr_model();
+	unsigned long old;
+
+	if (m) {
+		old = m->read(CSR_SCTRSTATUS);
+		m->write(CSR_SCTRSTATUS, old | bits);
+		return old;
+	}
+	return csr_read_set(CSR_SCTRSTATUS, bits);
+}
+
+/* sctrstatus bits, cleared atomically (csrc): WRPTR cannot move under it. */
+static __always_inline void ctr_status_clear(unsigned long bits)
+{
+	const struct riscv_ctr_csr_model *m = ctr_model();
+
+	if (m)
+		return m->write(CSR_SCTRSTATUS, m->read(CSR_SCTRSTATUS) & ~bits);
+	csr_clear(CSR_SCTRSTATUS, bits);
+}
+
+/* SCTRCLR: every entry and the cycle counter to 0. */
+VISIBLE_IF_KUNIT void riscv_ctr_clear(void)
+{
+	const struct riscv_ctr_csr_model *m = ctr_model();
+
+	if (m)
+		return m->clear();
+	asm volatile(SCTRCLR_INSN ::: "memory");
 }
 
 /*
  * Firmware that predates Smctr can leave mstateen0.CTR clear, which makes
- * every CTR CSR an illegal instruction in S-mode even though the ISA
- * string lists the extension. Find out with a read that survives it.
+ * every CTR CSR an illegal instruction in S-mode although the ISA string
+ * lists the extension; mstateen0.CSRIND gates the siselect/sireg window on
+ * its own. Find out with accesses that survive the trap.
  */
-static bool ctr_csrs_accessible(void)
+static bool ctr_accessible(unsigned int csr)
 {
+	const struct riscv_ctr_csr_model *m = ctr_model();
 	unsigned long val = 0;
 	int err = 0;
 
-	asm volatile("1:	csrr	%[val], " __stringify(CSR_SCTRDEPTH) "\n"
+	if (m)
+		return m->accessible(csr);
+	if (csr == CSR_SCTRDEPTH) {
+		asm volatile("1:	csrr	%[val], " __stringify(CSR_SCTRDEPTH) "\n"
+			     "2:\n"
+			     _ASM_EXTABLE_UACCESS_ERR(1b, 2b, %[err])
+			     : [val] "+r" (val), [err] "+r" (err));
+		return !err;
+	}
+	/* The entry window: select logical entry 0 and read its source. */
+	val = CTR_ENTRY_SISELECT;
+	asm volatile("1:	csrw	" __stringify(CSR_SISELECT) ", %[val]\n"
+		     "	csrr	%[val], " __stringify(CSR_SIREG) "\n"
 		     "2:\n"
 		     _ASM_EXTABLE_UACCESS_ERR(1b, 2b, %[err])
 		     : [val] "+r" (val), [err] "+r" (err));
-
 	return !err;
 }
 
 /*
+ * DEPTH is WARL and may read back any legal value, whatever was written:
+ * try each one and keep those that stick. The spec makes them a
+ * contiguous range; nothing here relies on it.
+ */
+static u8 ctr_probe_depths(void)
+{
+	u8 depths = 0;
+	int d;
+
+	for (d = 0; d <= SCTRDEPTH_MAX; d++) {
+		ctr_csr_write(CSR_SCTRDEPTH, d);
+		if (FIELD_GET(SCTRDEPTH_DEPTH, ctr_csr_read(CSR_SCTRDEPTH)) == d)
+			depths |= BIT(d);
+	}
+	return depths;
+}
+
+/* The deepest DEPTH of @depths that keeps at most @max entries, else the least. */
+static int ctr_pick_depth(u8 depths, unsigned int max)
+{
+	int d;
+
+	for (d = SCTRDEPTH_MAX; d >= 0; d--)
+		if ((depths & BIT(d)) && CTR_DEPTH_ENTRIES(d) <= max)
+			return d;
+	return depths ? __ffs(depths) : -1;
+}
+
+/*
  * Which sctrctl fields the hart implements: all but U, S, M and BPFRZ are
- * optional and read 0 when absent. The probe writes them with U and S
- * clear, so nothing is recorded meanwhile.
+ * optional and read 0 when absent. They are written with U and S clear,
+ * so nothing is recorded meanwhile.
  */
 static u64 ctr_probe_ctl(void)
 {
 	u64 ctl;
 
-	csr_write(CSR_SCTRCTL, CTRCTL_FILTERS | CTRCTL_LCOFIFRZ | CTRCTL_RASEMU);
-	ctl = csr_read(CSR_SCTRCTL);
-	csr_write(CSR_SCTRCTL, 0);
+	ctr_csr_write(CSR_SCTRCTL, CTRCTL_FILTERS | CTRCTL_LCOFIFRZ | CTRCTL_RASEMU);
+	ctl = ctr_csr_read(CSR_SCTRCTL);
+	ctr_csr_write(CSR_SCTRCTL, 0);
 
-	return ctl | CTRCTL_U | CTRCTL_S;
+	return (ctl & (CTRCTL_FILTERS | CTRCTL_LCOFIFRZ | CTRCTL_RASEMU)) |
+	       CTRCTL_U | CTRCTL_S;
+}
+
+/*
+ * The optional fields of a record (TYPE, MISP, CCV and CC) read 0 where
+ * the hart lacks them, and software can write the entries (that is how a
+ * call stack is restored): write logical entry 0 with each field set and
+ * see what stays. Recording is off.
+ */
+static void ctr_probe_entry(struct riscv_ctr_caps *caps)
+{
+	u64 target, data;
+
+	riscv_ctr_clear();
+	ctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT);
+	ctr_csr_write(CSR_SIREG, CTRSOURCE_VALID);
+	ctr_csr_write(CSR_SIREG2, CTRTARGET_MISP);
+	ctr_csr_write(CSR_SIREG3, FIELD_PREP(CTRDATA_TYPE, CTR_TYPE_BRANCH_T) |
+				  CTRDATA_CCV | CTRDATA_CC);
+	target = ctr_csr_read(CSR_SIREG2);
+	data = ctr_csr_read(CSR_SIREG3);
+	riscv_ctr_clear();
+
+	caps->type = FIELD_GET(CTRDATA_TYPE, data) == CTR_TYPE_BRANCH_T;
+	caps->misp = target & CTRTARGET_MISP;
+	caps->cycles = (data & CTRDATA_CCV) && (data & CTRDATA_CC);
+}
+
+/**
+ * riscv_ctr_probe_caps() - find out what this hart implements of CTR
+ * @max: the most entries to use
+ * @caps: what was found
+ *
+ * Runs on the hart with preemption off, and leaves it with the chosen
+ * depth, recording off and no records.
+ *
+ * Return: 0, or -EACCES when firmware keeps the CSRs or the entry window
+ * from S-mode, or -ENODEV when no depth sticks.
+ */
+VISIBLE_IF_KUNIT int riscv_ctr_probe_caps(unsigned int max,
+					  struct riscv_ctr_caps *caps)
+{
+	*caps = (struct riscv_ctr_caps){ };
+	if (!ctr_accessible(CSR_SCTRDEPTH) || !ctr_accessible(CSR_SIREG))
+		return -EACCES;
+
+	ctr_csr_write(CSR_SCTRCTL, 0);
+	caps->depths = ctr_probe_depths();
+	caps->depth = ctr_pick_depth(caps->depths, max);
+	if (caps->depth < 0)
+		return -ENODEV;
+	ctr_csr_write(CSR_SCTRDEPTH, caps->depth);
+	caps->entries = CTR_DEPTH_ENTRIES(caps->depth);
+
+	caps->ctl = ctr_probe_ctl();
+	/* Nothing records (sctrctl is 0): FROZEN can be tried. */
+	ctr_status_read_set(SCTRSTATUS_FROZEN);
+	caps->frozen_writable = ctr_csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_FROZEN;
+	ctr_csr_write(CSR_SCTRSTATUS, 0);
+	ctr_probe_entry(caps);
+	return 0;
+}
+
+static void ctr_print_caps(const struct riscv_ctr_caps *caps)
+{
+	pr_info("%u entries (depths %#x), filters %#llx, %s types, %s mispredicts, %s cycles, %s freeze, %s call stacks\n",
+		caps->entries, caps->depths, caps->ctl & CTRCTL_FILTERS,
+		caps->type ? "with" : "no", caps->misp ? "with" : "no",
+		caps->cycles ? "with" : "no",
+		caps->ctl & CTRCTL_LCOFIFRZ ? "with" : "no",
+		caps->ctl & CTRCTL_RASEMU ? "with" : "no");
 }
 
 /**
@@ -294,80 +494,83 @@ static u64 ctr_probe_ctl(void)
  */
 void riscv_ctr_probe(struct pmu *pmu)
 {
-	unsigned int entries = 0;
+	struct riscv_ctr_caps caps;
+	unsigned int max;
+	int ret;
 
 	if (!riscv_isa_extension_available(NULL, SSCTR))
 		return;
 
+	max = clamp(ctr_depth_param, CTR_DEPTH_ENTRIES(0), CTR_MAX_ENTRIES);
 	preempt_disable();
-	if (ctr_csrs_accessible()) {
-		entries = ctr_set_max_depth();
-		ctr_ctl_writable = ctr_probe_ctl();
-		/* Nothing records (sctrctl is 0): FROZEN can be tried. */
-		csr_set(CSR_SCTRSTATUS, SCTRSTATUS_FROZEN);
-		ctr_frozen_writable = csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_FROZEN;
-		csr_clear(CSR_SCTRSTATUS, SCTRSTATUS_FROZEN);
-	}
+	ret = riscv_ctr_probe_caps(max, &caps);
 	preempt_enable();
-
-	if (!entries) {
-		pr_warn("CTR CSRs are not accessible: firmware left mstateen0.CTR clear\n");
+	if (ret == -EACCES) {
+		pr_warn("CTR registers are not accessible: firmware leaves mstateen0.CTR or .CSRIND clear\n");
+		return;
+	}
+	if (ret) {
+		pr_warn("no CTR depth can be selected\n");
 		return;
 	}
 
 	ctr_cpus = __alloc_percpu(sizeof(struct ctr_cpu) +
-				  entries * sizeof(struct perf_branch_entry),
+				  caps.entries * sizeof(struct perf_branch_entry),
 				  __alignof__(struct ctr_cpu));
 	if (!ctr_cpus)
 		return;
 
-	if (ctr_ctl_writable & CTRCTL_RASEMU) {
+	if (caps.ctl & CTRCTL_RASEMU) {
 		pmu->task_ctx_cache =
 			kmem_cache_create("riscv_ctr_task_ctx",
-					  struct_size_t(struct ctr_task_ctx, raw, entries),
+					  struct_size_t(struct ctr_task_ctx, raw, caps.entries),
 					  0, 0, NULL);
 		if (!pmu->task_ctx_cache)
-			ctr_ctl_writable &= ~CTRCTL_RASEMU;
+			caps.ctl &= ~CTRCTL_RASEMU;
 	}
 
-	ctr_nr_entries = entries;
-	pr_info("%u-entry control transfer records, filters %#llx%s%s\n",
-		entries, ctr_ctl_writable & CTRCTL_FILTERS,
-		ctr_ctl_writable & CTRCTL_LCOFIFRZ ? "" : ", no freeze on overflow",
-		ctr_ctl_writable & CTRCTL_RASEMU ? ", call stacks" : "");
+	ctr_caps = caps;
+	ctr_print_caps(&ctr_caps);
+	ctr_pm_register();
 }
 
-/**
- * riscv_ctr_reset() - put this hart's CTR into a known, idle state
- *
- * Called on every hart as it comes online or goes offline: select the
- * deepest buffer, stop recording, host and guest (vsctrctl), and wipe
- * whatever firmware, a previous kernel or the last user of this hart left
- * in it.
- */
-void riscv_ctr_reset(void)
+/* Stop recording, select the depth and wipe the buffer. */
+static void ctr_hw_reset(void)
 {
-	unsigned int entries;
-
-	if (!ctr_nr_entries)
-		return;
-
-	csr_write(CSR_SCTRCTL, 0);
+	ctr_csr_write(CSR_SCTRCTL, 0);
 	/*
 	 * Guest enables left by firmware or a previous kernel would record
 	 * a guest's branches into this buffer: no guest records until KVM
 	 * says so.
 	 */
 	if (riscv_has_extension_unlikely(RISCV_ISA_EXT_H))
-		csr_write(CSR_VSCTRCTL, 0);
-	entries = ctr_set_max_depth();
-	WARN_ONCE(entries != ctr_nr_entries,
-		  "CPU%d has %u CTR entries, not %u\n",
-		  smp_processor_id(), entries, ctr_nr_entries);
-	csr_write(CSR_SCTRSTATUS, 0);
+		ctr_csr_write(CSR_VSCTRCTL, 0);
+	ctr_csr_write(CSR_SCTRDEPTH, ctr_caps.depth);
+	ctr_csr_write(CSR_SCTRSTATUS, 0);
 	riscv_ctr_clear();
-	this_cpu_ptr(ctr_cpus)->ctl = 0;
-	this_cpu_ptr(ctr_cpus)->owner = NULL;
+}
+
+/**
+ * riscv_ctr_reset() - put this hart's CTR into a known, idle state
+ *
+ * Called on every hart as it comes online or goes offline: select the
+ * depth, stop recording, host and guest (vsctrctl), and wipe whatever
+ * firmware, a previous kernel or the last user of this hart left in it.
+ */
+void riscv_ctr_reset(void)
+{
+	struct ctr_cpu *cc;
+
+	if (!ctr_caps.entries)
+		return;
+
+	ctr_hw_reset();
+	WARN_ONCE(FIELD_GET(SCTRDEPTH_DEPTH, ctr_csr_read(CSR_SCTRDEPTH)) !=
+		  ctr_caps.depth, "CPU%d cannot select CTR depth %u\n",
+		  smp_processor_id(), ctr_caps.entries);
+	cc = this_cpu_ptr(ctr_cpus);
+	cc->ctl = 0;
+	cc->owner = NULL;
 }
 
 /**
@@ -377,8 +580,78 @@ void riscv_ctr_reset(void)
  */
 unsigned int riscv_ctr_num_branches(void)
 {
-	return ctr_nr_entries;
+	return ctr_caps.entries;
 }
+
+/*
+ * What the harts implement, in the PMU's caps/ directory where perf users
+ * look: branches is the depth perf itself reads; the others say 1 or 0,
+ * and which depths and sctrctl filter bits the hart has.
+ */
+static ssize_t branches_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%u\n", ctr_caps.entries);
+}
+static DEVICE_ATTR_RO(branches);
+
+static ssize_t branch_depths_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	unsigned long depths = ctr_caps.depths;
+	int len = 0, d;
+
+	for_each_set_bit(d, &depths, SCTRDEPTH_MAX + 1)
+		len += sysfs_emit_at(buf, len, "%s%u", len ? " " : "",
+				     CTR_DEPTH_ENTRIES(d));
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+static DEVICE_ATTR_RO(branch_depths);
+
+static ssize_t branch_hw_filters_show(struct device *dev,
+				      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%#llx\n", ctr_caps.ctl & CTRCTL_FILTERS);
+}
+static DEVICE_ATTR_RO(branch_hw_filters);
+
+#define CTR_CAP_ATTR(name, expr)					\
+static ssize_t name##_show(struct device *dev,				\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%d\n", !!(expr));			\
+}									\
+static DEVICE_ATTR_RO(name)
+
+CTR_CAP_ATTR(branch_types, ctr_caps.type);
+CTR_CAP_ATTR(branch_mispred, ctr_caps.misp);
+CTR_CAP_ATTR(branch_cycles, ctr_caps.cycles);
+CTR_CAP_ATTR(branch_call_stack, ctr_caps.ctl & CTRCTL_RASEMU);
+CTR_CAP_ATTR(branch_freeze, ctr_caps.ctl & CTRCTL_LCOFIFRZ);
+
+static struct attribute *ctr_caps_attrs[] = {
+	&dev_attr_branches.attr,
+	&dev_attr_branch_depths.attr,
+	&dev_attr_branch_types.attr,
+	&dev_attr_branch_mispred.attr,
+	&dev_attr_branch_cycles.attr,
+	&dev_attr_branch_call_stack.attr,
+	&dev_attr_branch_freeze.attr,
+	&dev_attr_branch_hw_filters.attr,
+	NULL,
+};
+
+static umode_t ctr_caps_is_visible(struct kobject *kobj, struct attribute *attr,
+				   int i)
+{
+	return ctr_caps.entries ? attr->mode : 0;
+}
+
+const struct attribute_group riscv_ctr_caps_group = {
+	.name = "caps",
+	.attrs = ctr_caps_attrs,
+	.is_visible = ctr_caps_is_visible,
+};
 
 /*
  * Translate a perf branch_sample_type into what the hardware must record.
@@ -445,8 +718,40 @@ VISIBLE_IF_KUNIT int riscv_ctr_request(u64 branch_sample_type, bool not_taken,
 	return 0;
 }
 
-/* The sctrctl value that records what @request asks for. */
-VISIBLE_IF_KUNIT u64 riscv_ctr_ctl(u32 request)
+/*
+ * What a hart with @caps can record of it: -EOPNOTSUPP for what it lacks.
+ * Without TYPE every record reads type 0 and software cannot pick types,
+ * so only requests for every type (any) or for a call stack, which RASEMU
+ * keeps to calls by itself, can be met. Not-taken branches need NTBREN,
+ * and TYPE to tell them from taken ones.
+ */
+VISIBLE_IF_KUNIT int riscv_ctr_check(const struct riscv_ctr_caps *caps,
+				     u64 branch_sample_type, bool not_taken,
+				     u32 *request)
+{
+	u32 req;
+	int ret;
+
+	ret = riscv_ctr_request(branch_sample_type, not_taken, &req);
+	if (ret)
+		return ret;
+	if (req & CTR_REQ_CALLSTACK) {
+		if (!(caps->ctl & CTRCTL_RASEMU))
+			return -EOPNOTSUPP;
+	} else if (req & CTR_T(BRANCH_NT)) {
+		if (!(caps->ctl & CTRCTL_NTBREN) || !caps->type)
+			return -EOPNOTSUPP;
+	} else if (!caps->type && (req & CTR_REQ_TYPES) != CTR_TYPES_ANY) {
+		return -EOPNOTSUPP;
+	}
+
+	*request = req;
+	return 0;
+}
+
+/* The sctrctl value that records what @request asks for on a hart with @caps. */
+VISIBLE_IF_KUNIT u64 riscv_ctr_ctl(const struct riscv_ctr_caps *caps,
+				   u32 request)
 {
 	u64 ctl = CTRCTL_LCOFIFRZ;
 	int t;
@@ -456,7 +761,7 @@ VISIBLE_IF_KUNIT u64 riscv_ctr_ctl(u32 request)
 	 * are recorded, and none happen while the overflow is handled.
 	 */
 	if (request & CTR_REQ_CALLSTACK)
-		return (ctl | CTRCTL_RASEMU | CTRCTL_U) & ctr_ctl_writable;
+		return (ctl | CTRCTL_RASEMU | CTRCTL_U) & caps->ctl;
 
 	/*
 	 * With kernel branches recorded, the records of an overflow handler
@@ -477,7 +782,7 @@ VISIBLE_IF_KUNIT u64 riscv_ctr_ctl(u32 request)
 	if (request & CTR_T(BRANCH_NT))
 		ctl |= CTRCTL_NTBREN;
 
-	return ctl & ctr_ctl_writable;
+	return ctl & caps->ctl;
 }
 
 /* The decoded value of a record's cycle count, 0 when it is not valid. */
@@ -501,16 +806,14 @@ static inline bool ctr_kernel_addr(u64 addr)
 }
 
 /* Does each end of a transfer lie in a mode @request samples, or is it 0? */
-static bool ctr_priv_allowed(u32 request, u64 from, u64 to)
+static __always_inline bool ctr_priv_allowed(u32 request, u64 from, u64 to)
 {
-	u32 need = 0;
-
-	if (from)
-		need |= ctr_kernel_addr(from) ? CTR_REQ_S : CTR_REQ_U;
-	if (to)
-		need |= ctr_kernel_addr(to) ? CTR_REQ_S : CTR_REQ_U;
-
-	return (need & request) == need;
+	if (!(request & CTR_REQ_S) && ctr_kernel_addr(from | to))
+		return false;
+	if (!(request & CTR_REQ_U) &&
+	    ((from && !ctr_kernel_addr(from)) || (to && !ctr_kernel_addr(to))))
+		return false;
+	return true;
 }
 
 static u8 ctr_priv(u64 from, u64 to)
@@ -522,101 +825,99 @@ static u8 ctr_priv(u64 from, u64 to)
 	return ctr_kernel_addr(addr) ? PERF_BR_PRIV_KERNEL : PERF_BR_PRIV_USER;
 }
 
-/*
- * Read the valid records, youngest first, into @raw; return how many.
- * Interrupts are off: siselect is shared with the AIA.
- */
-VISIBLE_IF_KUNIT unsigned int riscv_ctr_read_entries(struct riscv_ctr_entry *raw)
+static __always_inline unsigned int
+__ctr_read_entries(const struct riscv_ctr_csr_model *m,
+		   struct riscv_ctr_entry *raw, unsigned int max)
 {
 	unsigned int i;
 
-	for (i = 0; i < ctr_nr_entries; i++) {
-		csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
-		raw[i].source = csr_read(CSR_SIREG);
+	for (i = 0; i < max; i++) {
+		__ctr_csr_write(m, CSR_SISELECT, CTR_ENTRY_SISELECT + i);
+		raw[i].source = __ctr_csr_read(m, CSR_SIREG);
 		if (!(raw[i].source & CTRSOURCE_VALID))
 			break;
-		raw[i].target = csr_read(CSR_SIREG2);
-		raw[i].data = csr_read(CSR_SIREG3);
+		raw[i].target = __ctr_csr_read(m, CSR_SIREG2);
+		raw[i].data = __ctr_csr_read(m, CSR_SIREG3);
 	}
 
 	return i;
 }
 
-/* Does an event that made @request take this record? */
-static bool ctr_wanted(u32 request, const struct riscv_ctr_entry *r)
-{
-	unsigned int type = FIELD_GET(CTRDATA_TYPE, r->data);
-
-	return (request & BIT(type)) &&
-	       ctr_priv_allowed(request, r->source & CTR_PC_MASK,
-				r->target & CTR_PC_MASK);
-}
-
 /*
- * The hardware index of a sample (PERF_SAMPLE_BRANCH_HW_INDEX): the place
- * in the circular buffer of the youngest record the sample holds, @pos0
- * being the place of raw[0]. perf report --stitch-lbr joins the stacks of
- * consecutive samples by it, which only works when the sample's records
- * are consecutive in the buffer: where the event's filter left a gap
- * between them, or kept none, the index cannot be known and is -1, as on
- * x86.
+ * Read the valid records, youngest first, into @raw, at most @max of
+ * them; return how many. Interrupts are off: siselect is shared with the
+ * AIA. Four CSR accesses per record is the floor of what a sample costs.
  */
-VISIBLE_IF_KUNIT u64 riscv_ctr_hw_idx(const struct riscv_ctr_entry *raw,
-				      unsigned int nr, u32 request,
-				      unsigned int pos0)
+VISIBLE_IF_KUNIT unsigned int riscv_ctr_read_entries(struct riscv_ctr_entry *raw,
+						     unsigned int max)
 {
-	unsigned int i = 0, youngest;
+	const struct riscv_ctr_csr_model *m = ctr_model();
 
-	while (i < nr && !ctr_wanted(request, &raw[i]))
-		i++;
-	if (i == nr)
-		return -1ULL;
-	youngest = i;
-	while (i < nr && ctr_wanted(request, &raw[i]))
-		i++;
-	for (; i < nr; i++)
-		if (ctr_wanted(request, &raw[i]))
-			return -1ULL;
-
-	return (pos0 - youngest) & (ctr_nr_entries - 1);
+	/* Two copies: the hart's own has no test of the model left in it. */
+	if (m)
+		return __ctr_read_entries(m, raw, max);
+	return __ctr_read_entries(NULL, raw, max);
 }
 
 /*
- * Turn the records an event asked for into perf branch entries; return
- * how many. @request is the event's, @branch_sample_type says which
- * fields to fill in.
+ * Turn the records an event asked for, of the @nr in @raw, into perf
+ * branch entries in @out; return how many. @request is the event's,
+ * @branch_sample_type says which fields to fill in, @caps which of them
+ * the hart records. *@youngest becomes the index in @raw of the first
+ * record taken when those taken are consecutive in @raw, else -1: only
+ * then does a sample have a hardware index (see riscv_ctr_sample()).
  */
 VISIBLE_IF_KUNIT unsigned int
-riscv_ctr_decode(const struct riscv_ctr_entry *raw, unsigned int nr,
+riscv_ctr_decode(const struct riscv_ctr_caps *caps,
+		 const struct riscv_ctr_entry *raw, unsigned int nr,
 		 u32 request, u64 branch_sample_type,
-		 struct perf_branch_entry *out)
+		 struct perf_branch_entry *out, int *youngest)
 {
-	unsigned int i, n = 0;
+	bool types = caps->type;
+	bool flags = caps->misp &&
+		     !(branch_sample_type & PERF_SAMPLE_BRANCH_NO_FLAGS);
+	bool cycles = caps->cycles &&
+		      !(branch_sample_type & PERF_SAMPLE_BRANCH_NO_CYCLES);
+	bool save_type = branch_sample_type & PERF_SAMPLE_BRANCH_TYPE_SAVE;
+	bool save_priv = branch_sample_type & PERF_SAMPLE_BRANCH_PRIV_SAVE;
+	unsigned int i, n = 0, last = 0;
+	bool gap = false;
 
+	*youngest = -1;
 	for (i = 0; i < nr; i++) {
 		u64 from = raw[i].source & CTR_PC_MASK;
 		u64 to = raw[i].target & CTR_PC_MASK;
-		unsigned int type = FIELD_GET(CTRDATA_TYPE, raw[i].data);
+		unsigned int type = types ? FIELD_GET(CTRDATA_TYPE, raw[i].data) :
+					    CTR_TYPE_NONE;
 		struct perf_branch_entry *e = &out[n];
 
-		if (!ctr_wanted(request, &raw[i]))
+		if ((types && !(request & BIT(type))) ||
+		    !ctr_priv_allowed(request, from, to))
 			continue;
 
+		if (!n)
+			*youngest = i;
+		else if (i != last + 1)
+			gap = true;
+		last = i;
+		n++;
+
 		*e = (struct perf_branch_entry){ .from = from, .to = to };
-		if (!(branch_sample_type & PERF_SAMPLE_BRANCH_NO_FLAGS)) {
+		if (flags) {
 			e->mispred = !!(raw[i].target & CTRTARGET_MISP);
 			e->predicted = !e->mispred;
 		}
-		if (!(branch_sample_type & PERF_SAMPLE_BRANCH_NO_CYCLES))
+		if (cycles)
 			e->cycles = umin(riscv_ctr_cycles(raw[i].data), U16_MAX);
-		if (branch_sample_type & PERF_SAMPLE_BRANCH_TYPE_SAVE) {
+		if (save_type) {
 			e->type = ctr_perf_types[type].type;
 			e->new_type = ctr_perf_types[type].new_type;
 		}
-		if (branch_sample_type & PERF_SAMPLE_BRANCH_PRIV_SAVE)
+		if (save_priv)
 			e->priv = ctr_priv(from, to);
-		n++;
 	}
+	if (gap)
+		*youngest = -1;
 
 	return n;
 }
@@ -639,22 +940,19 @@ int riscv_ctr_event_init(struct perf_event *event)
 	u32 request;
 	int ret;
 
-	if (!ctr_nr_entries)
+	if (!ctr_caps.entries)
 		return -EOPNOTSUPP;
 	if (!is_sampling_event(event))
 		return -EINVAL;
 
-	ret = riscv_ctr_request(event->attr.branch_sample_type,
-				event->attr.config2 & RISCV_CTR_CONFIG2_NOT_TAKEN,
-				&request);
+	ret = riscv_ctr_check(&ctr_caps, event->attr.branch_sample_type,
+			      event->attr.config2 & RISCV_CTR_CONFIG2_NOT_TAKEN,
+			      &request);
 	if (ret)
 		return ret;
-	if (request & CTR_REQ_CALLSTACK) {
-		if (!(ctr_ctl_writable & CTRCTL_RASEMU))
-			return -EOPNOTSUPP;
-		/* perf core allocates the task's save area (or every task's). */
+	/* perf core allocates the task's save area (or every task's). */
+	if (request & CTR_REQ_CALLSTACK)
 		event->attach_state |= PERF_ATTACH_TASK_DATA;
-	}
 
 	event->hw.branch_reg.config = request;
 	return 0;
@@ -691,11 +989,11 @@ static void ctr_program(struct ctr_cpu *cc)
 		if (cc->wants[i])
 			request |= BIT(i);
 	if (request)
-		ctl = riscv_ctr_ctl(request);
+		ctl = riscv_ctr_ctl(&ctr_caps, request);
 	if (ctl == cc->ctl)
 		return;
 
-	csr_write(CSR_SCTRCTL, ctl);
+	ctr_csr_write(CSR_SCTRCTL, ctl);
 	cc->ctl = ctl;
 	/* What runs while nothing is recorded leaves a gap: forget the owner. */
 	if (!ctl)
@@ -776,8 +1074,8 @@ static unsigned long ctr_task_switches(const struct task_struct *task)
 VISIBLE_IF_KUNIT unsigned int riscv_ctr_save(struct riscv_ctr_entry *raw,
 					     u32 *status)
 {
-	*status = csr_read(CSR_SCTRSTATUS);
-	return riscv_ctr_read_entries(raw);
+	*status = ctr_csr_read(CSR_SCTRSTATUS);
+	return riscv_ctr_read_entries(raw, ctr_caps.entries);
 }
 
 /*
@@ -791,12 +1089,12 @@ VISIBLE_IF_KUNIT void riscv_ctr_restore(const struct riscv_ctr_entry *raw,
 	unsigned int i;
 
 	riscv_ctr_clear();
-	csr_write(CSR_SCTRSTATUS, status & SCTRSTATUS_WRPTR);
+	ctr_csr_write(CSR_SCTRSTATUS, status & SCTRSTATUS_WRPTR);
 	for (i = 0; i < nr; i++) {
-		csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
-		csr_write(CSR_SIREG, raw[i].source);
-		csr_write(CSR_SIREG2, raw[i].target);
-		csr_write(CSR_SIREG3, raw[i].data);
+		ctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
+		ctr_csr_write(CSR_SIREG, raw[i].source);
+		ctr_csr_write(CSR_SIREG2, raw[i].target);
+		ctr_csr_write(CSR_SIREG3, raw[i].data);
 	}
 }
 
@@ -832,6 +1130,51 @@ static void ctr_restore_stack(struct ctr_cpu *cc, struct task_struct *task)
 	if (tc)
 		tc->valid = false;
 }
+
+#ifdef CONFIG_CPU_PM
+/*
+ * A CPU power-management transition may lose the hart's CTR state, a
+ * non-retentive suspend for one, and perf keeps the CPU's events through
+ * it: program the hart again on the way back, as the events on the CPU
+ * need. A call stack leaves and comes back with the task, as at a context
+ * switch; any other record the task made before is gone.
+ */
+static int ctr_pm_notify(struct notifier_block *nb, unsigned long cmd,
+			 void *v)
+{
+	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
+
+	switch (cmd) {
+	case CPU_PM_ENTER:
+		if (cc->ctl & CTRCTL_RASEMU)
+			ctr_save_stack(cc, current);
+		break;
+	case CPU_PM_EXIT:
+	case CPU_PM_ENTER_FAILED:
+		ctr_hw_reset();
+		if (!cc->ctl)
+			break;
+		ctr_csr_write(CSR_SCTRCTL, cc->ctl);
+		if (cc->ctl & CTRCTL_RASEMU)
+			ctr_restore_stack(cc, current);
+		else
+			ctr_start_afresh(cc);
+		break;
+	}
+	return NOTIFY_OK;
+}
+
+static struct notifier_block ctr_pm_nb = {
+	.notifier_call = ctr_pm_notify,
+};
+
+static void ctr_pm_register(void)
+{
+	cpu_pm_register_notifier(&ctr_pm_nb);
+}
+#else
+static void ctr_pm_register(void) { }
+#endif
 
 /**
  * riscv_ctr_sched_task() - the PMU's context switch callback
@@ -873,7 +1216,7 @@ static struct ctr_cpu *ctr_recording_cpu(void)
 {
 	struct ctr_cpu *cc;
 
-	if (!ctr_nr_entries)
+	if (!ctr_caps.entries)
 		return NULL;
 	cc = this_cpu_ptr(ctr_cpus);
 	return cc->users ? cc : NULL;
@@ -899,14 +1242,14 @@ void riscv_ctr_freeze(void)
 		return;
 
 	cc->nr = -1;
-	if (ctr_frozen_writable) {
+	if (ctr_caps.frozen_writable) {
 		/* csrrs: freeze, and learn whether the interrupt had, at once. */
-		cc->stopped = !(csr_read_set(CSR_SCTRSTATUS, SCTRSTATUS_FROZEN) &
+		cc->stopped = !(ctr_status_read_set(SCTRSTATUS_FROZEN) &
 				SCTRSTATUS_FROZEN);
 	} else {
-		cc->stopped = !(csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_FROZEN);
+		cc->stopped = !(ctr_csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_FROZEN);
 		if (cc->stopped)
-			csr_clear(CSR_SCTRCTL, CTRCTL_U | CTRCTL_S);
+			ctr_csr_write(CSR_SCTRCTL, 0);
 	}
 	if (cc->stopped)
 		cc->irq_pc = instruction_pointer(get_irq_regs());
@@ -923,15 +1266,18 @@ static bool ctr_irq_entry(const struct ctr_cpu *cc,
 	u64 src = r->source & CTR_PC_MASK;
 	u64 mode = ctr_kernel_addr(cc->irq_pc) ? CTRCTL_S : CTRCTL_U;
 
-	if (FIELD_GET(CTRDATA_TYPE, r->data) != CTR_TYPE_INTERRUPT)
+	/* Without TYPE every record reads type 0: go by the source alone. */
+	if (ctr_caps.type &&
+	    FIELD_GET(CTRDATA_TYPE, r->data) != CTR_TYPE_INTERRUPT)
 		return false;
 	return src == cc->irq_pc || (!src && !(cc->ctl & mode));
 }
 
 static void ctr_read(struct ctr_cpu *cc)
 {
-	unsigned int nr = riscv_ctr_read_entries(cc->raw), first = 0;
-	u32 wrptr = FIELD_GET(SCTRSTATUS_WRPTR, csr_read(CSR_SCTRSTATUS));
+	unsigned int nr = riscv_ctr_read_entries(cc->raw, ctr_caps.entries);
+	u32 wrptr = FIELD_GET(SCTRSTATUS_WRPTR, ctr_csr_read(CSR_SCTRSTATUS));
+	unsigned int first = 0;
 
 	/*
 	 * Stopped in software with kernel recording on, the buffer also holds
@@ -948,7 +1294,7 @@ static void ctr_read(struct ctr_cpu *cc)
 	cc->first = first;
 	cc->nr = nr;
 	/* Logical entry 0 is the physical entry before WRPTR. */
-	cc->pos = (wrptr - 1 - first) & (ctr_nr_entries - 1);
+	cc->pos = (wrptr - 1 - first) & (ctr_caps.entries - 1);
 }
 
 /**
@@ -961,6 +1307,7 @@ static void ctr_read(struct ctr_cpu *cc)
 void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
 {
 	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
+	int youngest;
 
 	/*
 	 * The buffer may hold what another task or image left when a path
@@ -975,17 +1322,21 @@ void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
 	if (cc->nr < 0)
 		ctr_read(cc);
 
-	cc->stack.nr = riscv_ctr_decode(cc->raw + cc->first, cc->nr - cc->first,
+	cc->stack.nr = riscv_ctr_decode(&ctr_caps, cc->raw + cc->first,
+					cc->nr - cc->first,
 					event->hw.branch_reg.config,
 					event->attr.branch_sample_type,
-					cc->stack.entries);
-	/* perf writes the index out only for events that ask for it. */
-	cc->stack.hw_idx = -1ULL;
-	if (event->attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
-		cc->stack.hw_idx = riscv_ctr_hw_idx(cc->raw + cc->first,
-						    cc->nr - cc->first,
-						    event->hw.branch_reg.config,
-						    cc->pos);
+					cc->stack.entries, &youngest);
+	/*
+	 * The hardware index (PERF_SAMPLE_BRANCH_HW_INDEX) is the place in the
+	 * circular buffer of the youngest record the sample holds. perf report
+	 * --stitch-lbr joins the stacks of consecutive samples by it, which
+	 * only works when the sample's records are consecutive in the buffer:
+	 * where the event's filter left a gap between them, or kept none, it
+	 * cannot be known and is -1, as on x86.
+	 */
+	cc->stack.hw_idx = youngest < 0 ? -1ULL :
+			   (cc->pos - youngest) & (ctr_caps.entries - 1);
 	perf_sample_save_brstack(data, event, &cc->stack, NULL);
 }
 
@@ -1000,7 +1351,7 @@ void riscv_ctr_unfreeze(void)
 		return;
 
 	/* csrc is atomic: WRPTR cannot change under a read-modify-write. */
-	csr_clear(CSR_SCTRSTATUS, SCTRSTATUS_FROZEN);
-	if (cc->stopped && !ctr_frozen_writable)
-		csr_write(CSR_SCTRCTL, cc->ctl);
+	ctr_status_clear(SCTRSTATUS_FROZEN);
+	if (cc->stopped && !ctr_caps.frozen_writable)
+		ctr_csr_write(CSR_SCTRCTL, cc->ctl);
 }

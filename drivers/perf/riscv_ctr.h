@@ -11,6 +11,7 @@
 #include <linux/types.h>
 #include <asm/ctr.h>
 
+struct attribute_group;
 struct perf_branch_entry;
 struct perf_event;
 struct perf_event_pmu_context;
@@ -23,6 +24,28 @@ struct riscv_ctr_entry {
 	u64 source;
 	u64 target;
 	u64 data;
+};
+
+/**
+ * struct riscv_ctr_caps - what a hart implements of CTR's optional parts
+ * @entries: entries of the buffer at the selected depth; 0 without CTR
+ * @depth: the selected sctrdepth.DEPTH
+ * @depths: bit N set when DEPTH N (16 << N entries) can be selected
+ * @ctl: the sctrctl bits that can be set (filters, LCOFIFRZ, RASEMU, U, S)
+ * @type: records say their transfer type (ctrdata.TYPE)
+ * @misp: records say whether the transfer was mispredicted (ctrtarget.MISP)
+ * @cycles: records count cycles (ctrdata.CCV and CC)
+ * @frozen_writable: software can set sctrstatus.FROZEN to stop recording
+ */
+struct riscv_ctr_caps {
+	unsigned int entries;
+	int depth;
+	u8 depths;
+	u64 ctl;
+	bool type;
+	bool misp;
+	bool cycles;
+	bool frozen_writable;
 };
 
 /*
@@ -44,6 +67,8 @@ struct riscv_ctr_entry {
 #define RISCV_CTR_CONFIG2_NOT_TAKEN	BIT_ULL(0)
 
 #ifdef CONFIG_RISCV_CTR
+extern const struct attribute_group riscv_ctr_caps_group;
+
 void riscv_ctr_probe(struct pmu *pmu);
 void riscv_ctr_reset(void);
 unsigned int riscv_ctr_num_branches(void);
@@ -86,19 +111,37 @@ static inline void riscv_ctr_unfreeze(void) { }
 #endif
 
 #if IS_ENABLED(CONFIG_RISCV_CTR_KUNIT_TEST)
+/*
+ * A software model of the hart's CSR interface (sctr*, siselect and
+ * sireg*, SCTRCLR) that the driver uses instead of the hart in the KUnit
+ * test thread that sets riscv_ctr_test_model.
+ */
+struct riscv_ctr_csr_model {
+	unsigned long (*read)(unsigned int csr);
+	void (*write)(unsigned int csr, unsigned long val);
+	void (*clear)(void);
+	bool (*accessible)(unsigned int csr);
+};
+
+extern const struct riscv_ctr_csr_model *riscv_ctr_test_model;
+
 void riscv_ctr_clear(void);
+int riscv_ctr_probe_caps(unsigned int max, struct riscv_ctr_caps *caps);
 u32 riscv_ctr_cycles(u64 data);
 int riscv_ctr_request(u64 branch_sample_type, bool not_taken, u32 *request);
-u64 riscv_ctr_ctl(u32 request);
-unsigned int riscv_ctr_read_entries(struct riscv_ctr_entry *raw);
+int riscv_ctr_check(const struct riscv_ctr_caps *caps, u64 branch_sample_type,
+		    bool not_taken, u32 *request);
+u64 riscv_ctr_ctl(const struct riscv_ctr_caps *caps, u32 request);
+unsigned int riscv_ctr_read_entries(struct riscv_ctr_entry *raw,
+				    unsigned int max);
 unsigned int riscv_ctr_save(struct riscv_ctr_entry *raw, u32 *status);
 void riscv_ctr_restore(const struct riscv_ctr_entry *raw, unsigned int nr,
 		       u32 status);
-u64 riscv_ctr_hw_idx(const struct riscv_ctr_entry *raw, unsigned int nr,
-		     u32 request, unsigned int pos0);
-unsigned int riscv_ctr_decode(const struct riscv_ctr_entry *raw,
-			      unsigned int nr, u32 request, u64 branch_sample_type,
-			      struct perf_branch_entry *out);
+unsigned int riscv_ctr_decode(const struct riscv_ctr_caps *caps,
+			      const struct riscv_ctr_entry *raw,
+			      unsigned int nr, u32 request,
+			      u64 branch_sample_type,
+			      struct perf_branch_entry *out, int *youngest);
 #endif
 
 #endif /* __RISCV_CTR_H */

@@ -11,9 +11,12 @@
  */
 #include <kunit/test.h>
 #include <linux/bitfield.h>
+#include <linux/cpu_pm.h>
 #include <linux/cpufeature.h>
 #include <linux/irqflags.h>
 #include <linux/perf_event.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 #include <asm/csr.h>
 #include <asm/ctr.h>
 
@@ -34,6 +37,18 @@ static void ctr_test_write(unsigned int idx, const struct riscv_ctr_entry *e)
 	csr_write(CSR_SIREG2, e->target);
 	csr_write(CSR_SIREG3, e->data);
 }
+
+/* A hart with every optional part of CTR, for the pure parts. */
+static const struct riscv_ctr_caps ctr_test_full = {
+	.entries = CTR_MAX_ENTRIES,
+	.depth = SCTRDEPTH_MAX,
+	.depths = GENMASK(SCTRDEPTH_MAX, 0),
+	.ctl = ~0ULL,
+	.type = true,
+	.misp = true,
+	.cycles = true,
+	.frozen_writable = true,
+};
 
 static int ctr_test_init(struct kunit *test)
 {
@@ -246,7 +261,7 @@ static void ctr_test_ctl(struct kunit *test)
 	u64 all = CTRCTL_U | CTRCTL_S | CTRCTL_LCOFIFRZ | CTRCTL_NTBREN;
 	unsigned int t, bad = 0;
 	unsigned long flags;
-	u64 writable;
+	struct riscv_ctr_caps caps = ctr_test_full;
 	u32 types;
 
 	if (!riscv_ctr_num_branches())
@@ -258,13 +273,13 @@ static void ctr_test_ctl(struct kunit *test)
 	/* The optional fields this hart implements: they read back. */
 	local_irq_save(flags);
 	csr_write(CSR_SCTRCTL, all & ~(CTRCTL_U | CTRCTL_S));
-	writable = csr_read(CSR_SCTRCTL) | CTRCTL_U | CTRCTL_S;
+	caps.ctl = csr_read(CSR_SCTRCTL) | CTRCTL_U | CTRCTL_S;
 	csr_write(CSR_SCTRCTL, 0);
 	local_irq_restore(flags);
 
 	for (types = 0; types <= CTR_REQ_TYPES; types++) {
 		u32 req = types | ((types & 1) ? CTR_REQ_U : CTR_REQ_S);
-		u64 ctl = riscv_ctr_ctl(req), want;
+		u64 ctl = riscv_ctr_ctl(&caps, req), want;
 
 		want = CTRCTL_LCOFIFRZ | ((types & 1) ? CTRCTL_U : CTRCTL_S);
 		for (t = 0; t < CTR_NR_TYPES; t++)
@@ -276,7 +291,7 @@ static void ctr_test_ctl(struct kunit *test)
 		if (types & T(BRANCH_NT))
 			want |= CTRCTL_NTBREN;
 		/* Bits the hart lacks read 0: the driver must not set them. */
-		want &= writable;
+		want &= caps.ctl;
 		if ((ctl & all) != want || (ctl & ~all)) {
 			if (!bad++)
 				kunit_err(test, "types %#x: ctl %#llx, want %#llx\n",
@@ -290,24 +305,24 @@ static void ctr_test_ctl(struct kunit *test)
 static void ctr_test_ctl_callstack(struct kunit *test)
 {
 	const u64 want = CTRCTL_LCOFIFRZ | CTRCTL_RASEMU | CTRCTL_U;
+	struct riscv_ctr_caps caps = ctr_test_full;
 	unsigned long flags;
-	u64 writable;
 
 	if (!riscv_ctr_num_branches())
 		kunit_skip(test, "the writable sctrctl bits are probed on CTR harts");
 
 	local_irq_save(flags);
 	csr_write(CSR_SCTRCTL, CTRCTL_LCOFIFRZ | CTRCTL_RASEMU);
-	writable = csr_read(CSR_SCTRCTL) | CTRCTL_U;
+	caps.ctl = csr_read(CSR_SCTRCTL) | CTRCTL_U;
 	csr_write(CSR_SCTRCTL, 0);
 	local_irq_restore(flags);
 
-	KUNIT_EXPECT_EQ(test, riscv_ctr_ctl(CTR_REQ_CALLSTACK | CTR_REQ_U |
+	KUNIT_EXPECT_EQ(test, riscv_ctr_ctl(&caps, CTR_REQ_CALLSTACK | CTR_REQ_U |
 					    T(INDCALL) | T(DIRCALL) | T(CORSWAP)),
-			want & writable);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_ctl(CTR_REQ_CALLSTACK | CTR_REQ_U |
+			want & caps.ctl);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_ctl(&caps, CTR_REQ_CALLSTACK | CTR_REQ_U |
 					    CTR_REQ_TYPES),
-			want & writable);
+			want & caps.ctl);
 }
 
 static void ctr_test_cycles(struct kunit *test)
@@ -341,8 +356,12 @@ static void ctr_test_decode_one(struct kunit *test, unsigned int type,
 		.data = type,
 	};
 
-	KUNIT_ASSERT_EQ(test, riscv_ctr_decode(&raw, 1, CTR_REQ_TYPES | CTR_REQ_U,
-					       PERF_SAMPLE_BRANCH_TYPE_SAVE, e), 1);
+	int youngest;
+
+	KUNIT_ASSERT_EQ(test, riscv_ctr_decode(&ctr_test_full, &raw, 1,
+					       CTR_REQ_TYPES | CTR_REQ_U,
+					       PERF_SAMPLE_BRANCH_TYPE_SAVE, e,
+					       &youngest), 1);
 }
 
 static void ctr_test_types(struct kunit *test)
@@ -381,22 +400,26 @@ static void ctr_test_filter(struct kunit *test)
 		{ 0 | CTRSOURCE_VALID, k | 0x500, CTR_TYPE_INTERRUPT },
 		{ k | 0x600 | CTRSOURCE_VALID, 0, CTR_TYPE_TRAP_RETURN },
 	};
+	const struct riscv_ctr_caps *caps = &ctr_test_full;
 	struct perf_branch_entry out[ARRAY_SIZE(raw)];
 	unsigned int n, i;
+	int y;
 
-	n = riscv_ctr_decode(raw, ARRAY_SIZE(raw), CTR_REQ_TYPES | CTR_REQ_U, 0, out);
+	n = riscv_ctr_decode(caps, raw, ARRAY_SIZE(raw), CTR_REQ_TYPES | CTR_REQ_U,
+			     0, out, &y);
 	KUNIT_EXPECT_EQ(test, n, 1);
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_GE(test, (s64)out[i].from, 0);
 		KUNIT_EXPECT_GE(test, (s64)out[i].to, 0);
 	}
-	n = riscv_ctr_decode(raw, ARRAY_SIZE(raw), CTR_REQ_TYPES | CTR_REQ_S, 0, out);
+	n = riscv_ctr_decode(caps, raw, ARRAY_SIZE(raw), CTR_REQ_TYPES | CTR_REQ_S,
+			     0, out, &y);
 	KUNIT_EXPECT_EQ(test, n, 3);
-	n = riscv_ctr_decode(raw, ARRAY_SIZE(raw),
-			     CTR_REQ_TYPES | CTR_REQ_U | CTR_REQ_S, 0, out);
+	n = riscv_ctr_decode(caps, raw, ARRAY_SIZE(raw),
+			     CTR_REQ_TYPES | CTR_REQ_U | CTR_REQ_S, 0, out, &y);
 	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(raw));
-	n = riscv_ctr_decode(raw, ARRAY_SIZE(raw),
-			     T(TRAP_RETURN) | CTR_REQ_U | CTR_REQ_S, 0, out);
+	n = riscv_ctr_decode(caps, raw, ARRAY_SIZE(raw),
+			     T(TRAP_RETURN) | CTR_REQ_U | CTR_REQ_S, 0, out, &y);
 	KUNIT_EXPECT_EQ(test, n, 2);
 	KUNIT_EXPECT_EQ(test, out[0].from, k | 0x400);
 	KUNIT_EXPECT_EQ(test, out[1].to, 0);
@@ -418,9 +441,19 @@ static struct kunit_suite ctr_decode_suite = {
 };
 
 /*
- * The hardware index of a sample: the place of its youngest record, when
- * its records are consecutive in the buffer, else -1.
+ * The hardware index of a sample comes from the index of its youngest
+ * record, when its records are consecutive in the buffer, else -1.
  */
+static int ctr_test_youngest(const struct riscv_ctr_entry *raw,
+			     unsigned int nr, u32 request)
+{
+	struct perf_branch_entry out[8];
+	int youngest;
+
+	riscv_ctr_decode(&ctr_test_full, raw, nr, request, 0, out, &youngest);
+	return youngest;
+}
+
 static void ctr_test_hw_idx(struct kunit *test)
 {
 	const u64 k = 0xffffffff80000000ULL;
@@ -431,22 +464,22 @@ static void ctr_test_hw_idx(struct kunit *test)
 		{ k | 0x300 | CTRSOURCE_VALID, k | 0x400, CTR_TYPE_RETURN },
 		{ 0x3000 | CTRSOURCE_VALID, 0x4000, CTR_TYPE_DIRCALL },
 	};
-	unsigned int mask = riscv_ctr_num_branches() - 1;
 	const u32 u = CTR_REQ_TYPES | CTR_REQ_U, s = CTR_REQ_TYPES | CTR_REQ_S;
 
-	/* Everything: the place of raw[0], also across the wrap. */
-	KUNIT_EXPECT_EQ(test, riscv_ctr_hw_idx(raw, 5, u | s, 7), 7);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_hw_idx(raw, 5, u | s, 0), 0);
+	/* Everything: raw[0]. */
+	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 5, u | s), 0);
 	/* User records 1 and 2 are consecutive; 4 is after a gap. */
-	KUNIT_EXPECT_EQ(test, riscv_ctr_hw_idx(raw, 3, u, 7), 6);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_hw_idx(raw, 3, u, 0), mask);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_hw_idx(raw, 5, u, 7), -1ULL);
+	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 3, u), 1);
+	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 5, u), -1);
 	/* Kernel records 0 and 3 are not consecutive either. */
-	KUNIT_EXPECT_EQ(test, riscv_ctr_hw_idx(raw, 5, s, 7), -1ULL);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_hw_idx(raw, 1, s, 7), 7);
+	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 5, s), -1);
+	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 1, s), 0);
+	/* Only calls: 1, 2 and 4 with a return between. */
+	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 5, T(DIRCALL) | CTR_REQ_U), -1);
+	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 4, T(DIRCALL) | CTR_REQ_U), 1);
 	/* No record taken, or none there: -1. */
-	KUNIT_EXPECT_EQ(test, riscv_ctr_hw_idx(raw, 1, u, 7), -1ULL);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_hw_idx(raw, 0, u | s, 7), -1ULL);
+	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 1, u), -1);
+	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 0, u | s), -1);
 }
 
 /*
@@ -471,6 +504,7 @@ static void ctr_test_read_synthetic(struct kunit *test)
 	struct perf_branch_entry *out;
 	unsigned long flags;
 	unsigned int i, nr, n;
+	int y;
 
 	raw = kunit_kcalloc(test, riscv_ctr_num_branches(), sizeof(*raw), GFP_KERNEL);
 	out = kunit_kcalloc(test, riscv_ctr_num_branches(), sizeof(*out), GFP_KERNEL);
@@ -481,15 +515,15 @@ static void ctr_test_read_synthetic(struct kunit *test)
 	riscv_ctr_clear();
 	for (i = 0; i < ARRAY_SIZE(in); i++)
 		ctr_test_write(i, &in[i]);
-	nr = riscv_ctr_read_entries(raw);
+	nr = riscv_ctr_read_entries(raw, riscv_ctr_num_branches());
 	riscv_ctr_clear();
 	local_irq_restore(flags);
 
 	KUNIT_ASSERT_EQ(test, nr, ARRAY_SIZE(in));
 
-	n = riscv_ctr_decode(raw, nr, CTR_REQ_TYPES | CTR_REQ_U,
+	n = riscv_ctr_decode(&ctr_test_full, raw, nr, CTR_REQ_TYPES | CTR_REQ_U,
 			     PERF_SAMPLE_BRANCH_TYPE_SAVE |
-			     PERF_SAMPLE_BRANCH_PRIV_SAVE, out);
+			     PERF_SAMPLE_BRANCH_PRIV_SAVE, out, &y);
 	KUNIT_ASSERT_EQ(test, n, 3);	/* the kernel record is left out */
 	KUNIT_EXPECT_EQ(test, out[0].from, 0x10000);
 	KUNIT_EXPECT_EQ(test, out[0].to, 0x20000);
@@ -508,10 +542,11 @@ static void ctr_test_read_synthetic(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u32)out[2].type, PERF_BR_EXTEND_ABI);
 	KUNIT_EXPECT_EQ(test, (u32)out[2].new_type, PERF_BR_NEW_ARCH_1);
 
-	n = riscv_ctr_decode(raw, nr, CTR_REQ_TYPES | CTR_REQ_U | CTR_REQ_S,
+	n = riscv_ctr_decode(&ctr_test_full, raw, nr,
+			     CTR_REQ_TYPES | CTR_REQ_U | CTR_REQ_S,
 			     PERF_SAMPLE_BRANCH_NO_FLAGS |
 			     PERF_SAMPLE_BRANCH_NO_CYCLES |
-			     PERF_SAMPLE_BRANCH_PRIV_SAVE, out);
+			     PERF_SAMPLE_BRANCH_PRIV_SAVE, out, &y);
 	KUNIT_ASSERT_EQ(test, n, 4);
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ(test, (u32)out[i].mispred, 0);
@@ -521,7 +556,8 @@ static void ctr_test_read_synthetic(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, (u32)out[2].priv, PERF_BR_PRIV_KERNEL);
 	/* CCV clear: no cycle count even when asked for. */
-	n = riscv_ctr_decode(raw + 2, 1, CTR_REQ_TYPES | CTR_REQ_S, 0, out);
+	n = riscv_ctr_decode(&ctr_test_full, raw + 2, 1, CTR_REQ_TYPES | CTR_REQ_S,
+			     0, out, &y);
 	KUNIT_ASSERT_EQ(test, n, 1);
 	KUNIT_EXPECT_EQ(test, (u32)out[0].cycles, 0);
 }
@@ -559,7 +595,7 @@ static void ctr_test_save_restore(struct kunit *test)
 	ctr_test_write(0, &in[2]);
 	riscv_ctr_restore(saved, nr, status);
 	wrptr = csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_WRPTR;
-	KUNIT_EXPECT_EQ(test, riscv_ctr_read_entries(back), ARRAY_SIZE(in));
+	KUNIT_EXPECT_EQ(test, riscv_ctr_read_entries(back, depth), ARRAY_SIZE(in));
 	riscv_ctr_clear();
 	csr_write(CSR_SCTRSTATUS, 0);
 	local_irq_restore(flags);
@@ -574,6 +610,60 @@ static void ctr_test_save_restore(struct kunit *test)
 	}
 }
 
+/*
+ * A CPU power-management transition that loses the hart's CTR state (a
+ * non-retentive suspend): with a branch event on the CPU, recording comes
+ * back as it was, at the depth the driver chose.
+ */
+static void ctr_test_pm(struct kunit *test)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.sample_period = 1ULL << 40,
+		.sample_type = PERF_SAMPLE_BRANCH_STACK,
+		.branch_sample_type = PERF_SAMPLE_BRANCH_ANY |
+				      PERF_SAMPLE_BRANCH_USER,
+		.pinned = 1,
+	};
+	unsigned long flags, depth, before, after;
+	struct perf_event *event;
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_CPU_PM))
+		kunit_skip(test, "the kernel has no CPU power management");
+
+	migrate_disable();
+	event = perf_event_create_kernel_counter(&attr, smp_processor_id(),
+						 NULL, NULL, NULL);
+	if (IS_ERR(event)) {
+		migrate_enable();
+		KUNIT_FAIL(test, "branch event: %ld", PTR_ERR(event));
+		return;
+	}
+
+	local_irq_save(flags);
+	before = csr_read(CSR_SCTRCTL);
+	depth = csr_read(CSR_SCTRDEPTH);
+	ret = cpu_pm_enter();
+	/* What a hart that lost its state comes back with. */
+	csr_write(CSR_SCTRCTL, 0);
+	csr_write(CSR_SCTRDEPTH, depth ? 0 : 1);
+	if (!ret)
+		cpu_pm_exit();
+	after = csr_read(CSR_SCTRCTL);
+	KUNIT_EXPECT_EQ(test, csr_read(CSR_SCTRDEPTH), depth);
+	local_irq_restore(flags);
+
+	perf_event_release_kernel(event);
+	migrate_enable();
+
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_NE(test, before & CTRCTL_U, 0);
+	KUNIT_EXPECT_EQ(test, after, before);
+}
+
 static struct kunit_case ctr_buffer_cases[] = {
 	KUNIT_CASE(ctr_test_depth),
 	KUNIT_CASE(ctr_test_reset_state),
@@ -582,6 +672,7 @@ static struct kunit_case ctr_buffer_cases[] = {
 	KUNIT_CASE(ctr_test_hw_idx),
 	KUNIT_CASE(ctr_test_read_synthetic),
 	KUNIT_CASE(ctr_test_save_restore),
+	KUNIT_CASE(ctr_test_pm),
 	{}
 };
 
@@ -592,7 +683,555 @@ static struct kunit_suite ctr_buffer_suite = {
 	.test_cases = ctr_buffer_cases,
 };
 
-kunit_test_suites(&ctr_decode_suite, &ctr_buffer_suite);
+/*
+ * riscv_ctr_model: the probe, the attribute checks and the read path on
+ * harts that lack what QEMU has. The spec lets a hart support some depths
+ * only and leave out types, mispredict bits, cycle counts, every filter,
+ * RASEMU and the freeze, each on its own, and firmware may keep the
+ * registers from S-mode. A software model of the CSR interface stands in
+ * for such a hart: the driver uses it instead of the hart in this test's
+ * thread (riscv_ctr_test_model).
+ */
+
+/* A hart: which of the optional parts it has. */
+struct ctr_model_hart {
+	const char *name;
+	u8 depths;		/* the DEPTH values that stick */
+	u64 ctl;		/* the optional sctrctl bits that stick */
+	bool type, misp, cycles, frozen;
+	bool csrs, window;	/* reachable from S-mode */
+};
+
+#define CTR_MODEL_CTL_ALL	(CTRCTL_RASEMU | CTRCTL_LCOFIFRZ |		\
+				 GENMASK_ULL(37, 33) | GENMASK_ULL(47, 40))
+#define CTR_MODEL_FULL		.depths = 0x1f, .ctl = CTR_MODEL_CTL_ALL,	\
+				.type = true, .misp = true, .cycles = true,	\
+				.frozen = true, .csrs = true, .window = true
+
+static const struct ctr_model_hart ctr_model_harts[] = {
+	{ "full", CTR_MODEL_FULL },
+	{ "depth16_only", CTR_MODEL_FULL, .depths = 0x01 },
+	{ "depths_16_to_64", CTR_MODEL_FULL, .depths = 0x07 },
+	{ "depths_64_to_256", CTR_MODEL_FULL, .depths = 0x1c },
+	{ "no_type", CTR_MODEL_FULL, .type = false },
+	{ "no_misp", CTR_MODEL_FULL, .misp = false },
+	{ "no_cycles", CTR_MODEL_FULL, .cycles = false },
+	{ "no_rasemu", CTR_MODEL_FULL, .ctl = CTR_MODEL_CTL_ALL & ~CTRCTL_RASEMU },
+	{ "no_lcofifrz", CTR_MODEL_FULL, .ctl = CTR_MODEL_CTL_ALL & ~CTRCTL_LCOFIFRZ },
+	{ "no_ntbren", CTR_MODEL_FULL, .ctl = CTR_MODEL_CTL_ALL & ~CTRCTL_NTBREN },
+	{ "no_filters", CTR_MODEL_FULL, .ctl = CTRCTL_RASEMU | CTRCTL_LCOFIFRZ },
+	{ "no_frozen_write", CTR_MODEL_FULL, .frozen = false },
+	{ "no_window", CTR_MODEL_FULL, .window = false },
+	{ "no_csrs", CTR_MODEL_FULL, .csrs = false },
+	{ "minimal", .depths = 0x01, .csrs = true, .window = true },
+};
+
+static void ctr_model_desc(const struct ctr_model_hart *h, char *desc)
+{
+	strscpy(desc, h->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ctr_model, ctr_model_harts, ctr_model_desc);
+
+/* The model's state: one test runs at a time. */
+static struct {
+	const struct ctr_model_hart *hart;
+	u64 ctl;
+	u32 status;
+	unsigned int depth;
+	unsigned long siselect;
+	struct riscv_ctr_entry e[CTR_MAX_ENTRIES];	/* physical entries */
+} ctr_model;
+
+static unsigned int ctr_model_entries(void)
+{
+	return CTR_DEPTH_ENTRIES(ctr_model.depth);
+}
+
+/* The physical entry of the selected logical one, or NULL past the depth. */
+static struct riscv_ctr_entry *ctr_model_entry(void)
+{
+	unsigned long n = ctr_model.siselect - CTR_ENTRY_SISELECT;
+	unsigned int mask = ctr_model_entries() - 1;
+
+	if (n >= ctr_model_entries())
+		return NULL;
+	return &ctr_model.e[(ctr_model.status - 1 - n) & mask];
+}
+
+static unsigned long ctr_model_read(unsigned int csr)
+{
+	struct riscv_ctr_entry *e = ctr_model_entry();
+
+	switch (csr) {
+	case CSR_SCTRCTL:
+		return ctr_model.ctl;
+	case CSR_SCTRSTATUS:
+		return ctr_model.status;
+	case CSR_SCTRDEPTH:
+		return ctr_model.depth;
+	case CSR_SIREG:
+		return e ? e->source : 0;
+	case CSR_SIREG2:
+		return e ? e->target : 0;
+	case CSR_SIREG3:
+		return e ? e->data : 0;
+	}
+	return 0;
+}
+
+/* What the hart keeps of a record's fields. */
+static u64 ctr_model_target(u64 target)
+{
+	return ctr_model.hart->misp ? target : target & CTR_PC_MASK;
+}
+
+static u64 ctr_model_data(u64 data)
+{
+	u64 keep = 0;
+
+	if (ctr_model.hart->type)
+		keep |= CTRDATA_TYPE;
+	if (ctr_model.hart->cycles)
+		keep |= CTRDATA_CCV | CTRDATA_CC;
+	return data & keep;
+}
+
+static void ctr_model_write(unsigned int csr, unsigned long val)
+{
+	const struct ctr_model_hart *h = ctr_model.hart;
+	struct riscv_ctr_entry *e = ctr_model_entry();
+
+	switch (csr) {
+	case CSR_SCTRCTL:
+		ctr_model.ctl = val & (h->ctl | CTRCTL_U | CTRCTL_S);
+		break;
+	case CSR_SCTRSTATUS:
+		ctr_model.status = val & (ctr_model_entries() - 1);
+		if (h->frozen)
+			ctr_model.status |= val & SCTRSTATUS_FROZEN;
+		break;
+	case CSR_SCTRDEPTH:
+		/* WARL: a value the hart lacks gives its least depth. */
+		val = FIELD_GET(SCTRDEPTH_DEPTH, val);
+		ctr_model.depth = (h->depths & BIT(val)) ? val : __ffs(h->depths);
+		break;
+	case CSR_SISELECT:
+		ctr_model.siselect = val;
+		break;
+	case CSR_SIREG:
+		if (e)
+			e->source = val;
+		break;
+	case CSR_SIREG2:
+		if (e)
+			e->target = ctr_model_target(val);
+		break;
+	case CSR_SIREG3:
+		if (e)
+			e->data = ctr_model_data(val);
+		break;
+	}
+}
+
+static void ctr_model_clear(void)
+{
+	memset(ctr_model.e, 0, sizeof(ctr_model.e));
+}
+
+static bool ctr_model_accessible(unsigned int csr)
+{
+	return csr == CSR_SCTRDEPTH ? ctr_model.hart->csrs : ctr_model.hart->window;
+}
+
+static const struct riscv_ctr_csr_model ctr_model_ops = {
+	.read = ctr_model_read,
+	.write = ctr_model_write,
+	.clear = ctr_model_clear,
+	.accessible = ctr_model_accessible,
+};
+
+/* A transfer of the known workload. */
+struct ctr_model_xfer {
+	u64 from, to;
+	u8 type;
+	bool misp;
+	u16 ccm;
+};
+
+#define K(a)	(0xffffffff80000000ULL | (a))
+
+/*
+ * The known workload: calls, returns, taken and not-taken branches, a
+ * jump, kernel transfers in between, then more taken branches than the
+ * least depth holds.
+ */
+static const struct ctr_model_xfer ctr_model_head[] = {
+	{ 0x10000, 0x10400, CTR_TYPE_DIRCALL, false, 3 },
+	{ 0x10404, 0x10410, CTR_TYPE_BRANCH_T, true, 5 },
+	{ 0x10414, 0x10418, CTR_TYPE_BRANCH_NT, false, 1 },
+	{ 0x10420, 0x10800, CTR_TYPE_INDCALL, false, 7 },
+	{ K(0x100), K(0x200), CTR_TYPE_DIRCALL, false, 2 },
+	{ K(0x204), K(0x104), CTR_TYPE_RETURN, false, 2 },
+	{ 0x10810, 0x10424, CTR_TYPE_RETURN, true, 4 },
+	{ 0x10430, 0x10440, CTR_TYPE_DIRJUMP, false, 6 },
+	{ 0x10444, 0x10004, CTR_TYPE_RETURN, false, 8 },
+	{ 0x10008, 0x10c00, CTR_TYPE_DIRCALL, false, 9 },
+};
+
+#define CTR_MODEL_LOOP	20
+
+static void ctr_model_xfer(unsigned int i, struct ctr_model_xfer *x)
+{
+	if (i < ARRAY_SIZE(ctr_model_head)) {
+		*x = ctr_model_head[i];
+		return;
+	}
+	/* A loop: its branch taken back, CTR_MODEL_LOOP times. */
+	i -= ARRAY_SIZE(ctr_model_head);
+	*x = (struct ctr_model_xfer){ 0x10c40, 0x10c00, CTR_TYPE_BRANCH_T,
+				      i & 1, 10 + i };
+}
+
+#define CTR_MODEL_XFERS	(ARRAY_SIZE(ctr_model_head) + CTR_MODEL_LOOP)
+
+/* The inhibit bit of each type, as the spec numbers them (0: none). */
+static u64 ctr_model_inhibit(unsigned int type)
+{
+	switch (type) {
+	case CTR_TYPE_BRANCH_NT:
+		return 0;
+	case CTR_TYPE_EXCEPTION ... CTR_TYPE_TRAP_RETURN:
+		return BIT_ULL(33 + type - CTR_TYPE_EXCEPTION);
+	case CTR_TYPE_BRANCH_T:
+		return BIT_ULL(37);
+	default:
+		return BIT_ULL(40 + type - CTR_TYPE_INDCALL);
+	}
+}
+
+/* Does the hart, as sctrctl says, record @x? */
+static bool ctr_model_records(const struct ctr_model_xfer *x)
+{
+	u64 ctl = ctr_model.ctl;
+
+	if (!(ctl & ((s64)x->from < 0 ? CTRCTL_S : CTRCTL_U)))
+		return false;
+	if (x->type == CTR_TYPE_BRANCH_NT)
+		return ctl & CTRCTL_NTBREN;
+	return !(ctl & ctr_model_inhibit(x->type));
+}
+
+/* The hart records @x (RASEMU: calls push, returns pop). */
+static void ctr_model_run(const struct ctr_model_xfer *x)
+{
+	unsigned int mask = ctr_model_entries() - 1;
+	struct riscv_ctr_entry *e;
+	u32 wrptr = ctr_model.status & mask;
+
+	if (!ctr_model_records(x))
+		return;
+	if (ctr_model.ctl & CTRCTL_RASEMU) {
+		if (x->type == CTR_TYPE_RETURN) {
+			wrptr = (wrptr - 1) & mask;
+			ctr_model.e[wrptr] = (struct riscv_ctr_entry){ };
+			ctr_model.status = wrptr;
+			return;
+		}
+		if (x->type != CTR_TYPE_DIRCALL && x->type != CTR_TYPE_INDCALL)
+			return;
+	}
+	e = &ctr_model.e[wrptr];
+	e->source = x->from | CTRSOURCE_VALID;
+	e->target = ctr_model_target(x->to | (x->misp ? CTRTARGET_MISP : 0));
+	e->data = ctr_model_data(x->type | CTRDATA_CCV |
+				 FIELD_PREP(CTRDATA_CCM, x->ccm));
+	ctr_model.status = (wrptr + 1) & mask;
+}
+
+static int ctr_model_init(struct kunit *test)
+{
+	memset(&ctr_model, 0, sizeof(ctr_model));
+	ctr_model.hart = test->param_value;
+	WRITE_ONCE(riscv_ctr_test_model, &ctr_model_ops);
+	return 0;
+}
+
+static void ctr_model_exit(struct kunit *test)
+{
+	WRITE_ONCE(riscv_ctr_test_model, NULL);
+}
+
+/* The deepest depth the hart has, at most @max entries, else its least. */
+static unsigned int ctr_model_want_entries(u8 depths, unsigned int max)
+{
+	unsigned int best = 0;
+	int d;
+
+	for (d = 0; d <= SCTRDEPTH_MAX; d++)
+		if ((depths & BIT(d)) && (!best || CTR_DEPTH_ENTRIES(d) <= max))
+			best = CTR_DEPTH_ENTRIES(d);
+	return best;
+}
+
+static void ctr_model_probe(struct kunit *test)
+{
+	const struct ctr_model_hart *h = test->param_value;
+	struct riscv_ctr_caps caps;
+	int ret;
+
+	ret = riscv_ctr_probe_caps(CTR_MAX_ENTRIES, &caps);
+	if (!h->csrs || !h->window) {
+		KUNIT_EXPECT_EQ(test, ret, -EACCES);
+		KUNIT_EXPECT_EQ(test, caps.entries, 0);
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, caps.depths, h->depths);
+	KUNIT_EXPECT_EQ(test, caps.entries,
+			ctr_model_want_entries(h->depths, CTR_MAX_ENTRIES));
+	KUNIT_EXPECT_EQ(test, caps.ctl, h->ctl | CTRCTL_U | CTRCTL_S);
+	KUNIT_EXPECT_EQ(test, caps.type, h->type);
+	KUNIT_EXPECT_EQ(test, caps.misp, h->misp);
+	KUNIT_EXPECT_EQ(test, caps.cycles, h->cycles);
+	KUNIT_EXPECT_EQ(test, caps.frozen_writable, h->frozen);
+	/* Left as riscv_ctr_reset() leaves a hart: idle, empty, that depth. */
+	KUNIT_EXPECT_EQ(test, ctr_model.ctl, 0);
+	KUNIT_EXPECT_EQ(test, ctr_model.status, 0);
+	KUNIT_EXPECT_EQ(test, ctr_model_entries(), caps.entries);
+	KUNIT_EXPECT_EQ(test, ctr_model.e[0].source, 0);
+
+	/* riscv_ctr.depth=16, 128: the deepest allowed, else the least. */
+	KUNIT_ASSERT_EQ(test, riscv_ctr_probe_caps(16, &caps), 0);
+	KUNIT_EXPECT_EQ(test, caps.entries, ctr_model_want_entries(h->depths, 16));
+	KUNIT_ASSERT_EQ(test, riscv_ctr_probe_caps(128, &caps), 0);
+	KUNIT_EXPECT_EQ(test, caps.entries, ctr_model_want_entries(h->depths, 128));
+	KUNIT_EXPECT_EQ(test, ctr_model_entries(), caps.entries);
+}
+
+/* perf attributes, and whether a hart with the model's parts takes them. */
+static const struct ctr_model_attr {
+	const char *what;
+	u64 bst;
+	bool not_taken;
+	bool needs_type, needs_ntbren, needs_rasemu;
+} ctr_model_attrs[] = {
+	{ "-j any,u", PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER },
+	{ "-j any,u,k", PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER |
+			PERF_SAMPLE_BRANCH_KERNEL },
+	{ "-j any,any_call,u", PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_ANY_CALL |
+			       PERF_SAMPLE_BRANCH_USER },
+	{ "-j call,u", PERF_SAMPLE_BRANCH_CALL | PERF_SAMPLE_BRANCH_USER,
+	  .needs_type = true },
+	{ "-j any_ret,u", PERF_SAMPLE_BRANCH_ANY_RETURN | PERF_SAMPLE_BRANCH_USER,
+	  .needs_type = true },
+	{ "-j cond,u", PERF_SAMPLE_BRANCH_COND | PERF_SAMPLE_BRANCH_USER,
+	  .needs_type = true },
+	{ "-j cond,u not_taken=1", PERF_SAMPLE_BRANCH_COND | PERF_SAMPLE_BRANCH_USER,
+	  true, .needs_type = true, .needs_ntbren = true },
+	{ "-j any,u not_taken=1", PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER,
+	  true, .needs_type = true, .needs_ntbren = true },
+	{ "--call-graph lbr", PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_USER,
+	  .needs_rasemu = true },
+};
+
+static bool ctr_model_takes(const struct ctr_model_hart *h,
+			    const struct ctr_model_attr *a)
+{
+	return (!a->needs_type || h->type) &&
+	       (!a->needs_ntbren || (h->ctl & CTRCTL_NTBREN)) &&
+	       (!a->needs_rasemu || (h->ctl & CTRCTL_RASEMU));
+}
+
+static void ctr_model_attrs_check(struct kunit *test)
+{
+	const struct ctr_model_hart *h = test->param_value;
+	struct riscv_ctr_caps caps;
+	unsigned int i;
+	u32 req;
+
+	if (riscv_ctr_probe_caps(CTR_MAX_ENTRIES, &caps))
+		kunit_skip(test, "%s: the driver stays idle (probe test)", h->name);
+
+	for (i = 0; i < ARRAY_SIZE(ctr_model_attrs); i++) {
+		const struct ctr_model_attr *a = &ctr_model_attrs[i];
+		int ret = riscv_ctr_check(&caps, a->bst, a->not_taken, &req);
+
+		KUNIT_EXPECT_EQ_MSG(test, ret, ctr_model_takes(h, a) ? 0 : -EOPNOTSUPP,
+				    "%s", a->what);
+	}
+}
+
+/* What perf should say of each transfer type, written out on its own. */
+static u8 ctr_model_perf_type(unsigned int type)
+{
+	switch (type) {
+	case CTR_TYPE_DIRCALL:		return PERF_BR_CALL;
+	case CTR_TYPE_INDCALL:		return PERF_BR_IND_CALL;
+	case CTR_TYPE_RETURN:		return PERF_BR_RET;
+	case CTR_TYPE_BRANCH_T:		return PERF_BR_COND;
+	case CTR_TYPE_BRANCH_NT:	return PERF_BR_COND;
+	case CTR_TYPE_DIRJUMP:		return PERF_BR_UNCOND;
+	}
+	return PERF_BR_UNKNOWN;
+}
+
+/* Does the event of @a want @x (its privilege and the types it names)? */
+static bool ctr_model_wants(const struct ctr_model_attr *a,
+			    const struct ctr_model_xfer *x)
+{
+	u64 bst = a->bst;
+
+	if ((s64)x->from < 0 ? !(bst & PERF_SAMPLE_BRANCH_KERNEL) :
+			       !(bst & PERF_SAMPLE_BRANCH_USER))
+		return false;
+	if (x->type == CTR_TYPE_BRANCH_NT)
+		return a->not_taken;
+	if (bst & (PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_CALL_STACK))
+		return true;
+	if (bst & PERF_SAMPLE_BRANCH_CALL)
+		return x->type == CTR_TYPE_DIRCALL;
+	if (bst & PERF_SAMPLE_BRANCH_ANY_RETURN)
+		return x->type == CTR_TYPE_RETURN;
+	if (bst & PERF_SAMPLE_BRANCH_COND)
+		return x->type == CTR_TYPE_BRANCH_T;
+	return false;
+}
+
+/*
+ * What a sample of the event of @a holds, youngest first, as perf should
+ * show it: the transfers the hart kept (the youngest the buffer holds of
+ * those it recorded) that the event wants, with the fields the hart has.
+ * A call stack holds the calls not returned from, the innermost that fit.
+ */
+static unsigned int ctr_model_expect(const struct ctr_model_hart *h,
+				     const struct ctr_model_attr *a,
+				     unsigned int entries,
+				     struct perf_branch_entry *out)
+{
+	bool callstack = a->bst & PERF_SAMPLE_BRANCH_CALL_STACK;
+	struct ctr_model_xfer *kept;
+	unsigned int i, nk = 0, n = 0;
+
+	kept = kcalloc(CTR_MODEL_XFERS, sizeof(*kept), GFP_KERNEL);
+	if (!kept)
+		return 0;
+	for (i = 0; i < CTR_MODEL_XFERS; i++) {
+		struct ctr_model_xfer x;
+
+		ctr_model_xfer(i, &x);
+		if (!ctr_model_records(&x))
+			continue;
+		if (callstack && x.type == CTR_TYPE_RETURN) {
+			if (nk)
+				nk--;
+			continue;
+		}
+		if (callstack && x.type != CTR_TYPE_DIRCALL &&
+		    x.type != CTR_TYPE_INDCALL)
+			continue;
+		kept[nk++] = x;
+	}
+	for (i = nk; i-- > 0 && nk - i <= entries; ) {
+		const struct ctr_model_xfer *x = &kept[i];
+
+		if (!ctr_model_wants(a, x))
+			continue;
+		out[n] = (struct perf_branch_entry){ .from = x->from, .to = x->to };
+		if (h->misp) {
+			out[n].mispred = x->misp;
+			out[n].predicted = !x->misp;
+		}
+		if (h->cycles)
+			out[n].cycles = x->ccm;
+		out[n].type = h->type ? ctr_model_perf_type(x->type) : PERF_BR_UNKNOWN;
+		out[n].priv = (s64)x->from < 0 ? PERF_BR_PRIV_KERNEL : PERF_BR_PRIV_USER;
+		n++;
+	}
+	kfree(kept);
+	return n;
+}
+
+/*
+ * Run the known workload on the model hart as each event the hart takes
+ * would have it record, then read and decode as a sample does.
+ */
+static void ctr_model_records_check(struct kunit *test)
+{
+	const struct ctr_model_hart *h = test->param_value;
+	const u64 fields = PERF_SAMPLE_BRANCH_TYPE_SAVE | PERF_SAMPLE_BRANCH_PRIV_SAVE;
+	struct perf_branch_entry *got, *want;
+	struct riscv_ctr_entry *raw;
+	struct riscv_ctr_caps caps;
+	unsigned int i, j, x, nr, n, nwant, checked = 0;
+	int youngest;
+	u32 req;
+
+	if (riscv_ctr_probe_caps(CTR_MAX_ENTRIES, &caps))
+		kunit_skip(test, "%s: the driver stays idle (probe test)", h->name);
+
+	raw = kunit_kcalloc(test, CTR_MAX_ENTRIES, sizeof(*raw), GFP_KERNEL);
+	got = kunit_kcalloc(test, CTR_MAX_ENTRIES, sizeof(*got), GFP_KERNEL);
+	want = kunit_kcalloc(test, CTR_MAX_ENTRIES, sizeof(*want), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, raw);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+
+	for (i = 0; i < ARRAY_SIZE(ctr_model_attrs); i++) {
+		const struct ctr_model_attr *a = &ctr_model_attrs[i];
+
+		if (riscv_ctr_check(&caps, a->bst, a->not_taken, &req))
+			continue;
+		/* As riscv_ctr_add() programs the hart, and a switch wipes it. */
+		ctr_model_write(CSR_SCTRCTL, riscv_ctr_ctl(&caps, req));
+		ctr_model_clear();
+		ctr_model.status = 0;
+		for (x = 0; x < CTR_MODEL_XFERS; x++) {
+			struct ctr_model_xfer xf;
+
+			ctr_model_xfer(x, &xf);
+			ctr_model_run(&xf);
+		}
+		nwant = ctr_model_expect(h, a, caps.entries, want);
+		ctr_model_write(CSR_SCTRCTL, 0);
+
+		nr = riscv_ctr_read_entries(raw, caps.entries);
+		n = riscv_ctr_decode(&caps, raw, nr, req, a->bst | fields, got,
+				     &youngest);
+		KUNIT_EXPECT_EQ_MSG(test, n, nwant, "%s", a->what);
+		KUNIT_EXPECT_GT_MSG(test, n, 0, "%s", a->what);
+		for (j = 0; j < min(n, nwant); j++) {
+			if (!memcmp(&got[j], &want[j], sizeof(got[j])))
+				continue;
+			KUNIT_FAIL(test, "%s, record %u: %#llx -> %#llx type %u mispred %u predicted %u cycles %u, want %#llx -> %#llx type %u mispred %u predicted %u cycles %u",
+				   a->what, j, got[j].from, got[j].to,
+				   got[j].type, got[j].mispred, got[j].predicted,
+				   got[j].cycles, want[j].from, want[j].to,
+				   want[j].type, want[j].mispred,
+				   want[j].predicted, want[j].cycles);
+			break;
+		}
+		checked++;
+	}
+	/* Every hart takes at least -j any. */
+	KUNIT_EXPECT_GE(test, checked, 3);
+}
+
+static struct kunit_case ctr_model_cases[] = {
+	KUNIT_CASE_PARAM(ctr_model_probe, ctr_model_gen_params),
+	KUNIT_CASE_PARAM(ctr_model_attrs_check, ctr_model_gen_params),
+	KUNIT_CASE_PARAM(ctr_model_records_check, ctr_model_gen_params),
+	{}
+};
+
+static struct kunit_suite ctr_model_suite = {
+	.name = "riscv_ctr_model",
+	.init = ctr_model_init,
+	.exit = ctr_model_exit,
+	.test_cases = ctr_model_cases,
+};
+
+kunit_test_suites(&ctr_decode_suite, &ctr_buffer_suite, &ctr_model_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the RISC-V CTR driver");
 MODULE_LICENSE("GPL");

@@ -97,6 +97,93 @@ TEST(caps_branches_matches_isa)
 		EXPECT_EQ(atoi(expect), n);
 }
 
+#define CAPS_DIR "/sys/bus/event_source/devices/cpu/caps/"
+
+/* A caps/ file's first line, or NULL when it is not there. */
+static char *read_cap(const char *name, char *buf, size_t size)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), CAPS_DIR "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	if (!fgets(buf, size, f))
+		buf[0] = 0;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	return buf;
+}
+
+static const char *const feature_caps[] = {
+	"branch_types", "branch_mispred", "branch_cycles",
+	"branch_call_stack", "branch_freeze",
+};
+
+/*
+ * What the driver found the hart to have, beside the depth: each feature
+ * file says 1 or 0, the depth in use is one the hart offers, and what the
+ * files say agrees with what the kernel accepts. CTR_EXPECT_CAPS=max adds
+ * what QEMU -cpu max has: every part (QEMU keeps the mispredict bit and
+ * the cycle count writable, though it never sets them itself).
+ */
+TEST(caps_features)
+{
+	char buf[128], depth[16];
+	const char *expect = getenv("CTR_EXPECT_CAPS");
+	bool all = expect && !strcmp(expect, "max");
+	int n = read_caps_branches(), fd;
+
+	if (!cpuinfo_has("ssctr")) {
+		for (int i = 0; i < ARRAY_SIZE(feature_caps); i++) {
+			EXPECT_EQ(NULL, read_cap(feature_caps[i], buf, sizeof(buf)))
+				TH_LOG("caps/%s without Ssctr", feature_caps[i]);
+		}
+		return;
+	}
+	for (int i = 0; i < ARRAY_SIZE(feature_caps); i++) {
+		ASSERT_NE(NULL, read_cap(feature_caps[i], buf, sizeof(buf)))
+			TH_LOG("no caps/%s", feature_caps[i]);
+		ksft_print_msg("caps/%s: %s\n", feature_caps[i], buf);
+		EXPECT_TRUE(!strcmp(buf, "1") || !strcmp(buf, "0"));
+		if (all)
+			EXPECT_STREQ("1", buf);
+	}
+	ASSERT_NE(NULL, read_cap("branch_depths", buf, sizeof(buf)));
+	ksft_print_msg("caps/branch_depths: %s\n", buf);
+	snprintf(depth, sizeof(depth), "%d", n);
+	EXPECT_NE(NULL, strstr(buf, depth)) TH_LOG("depth %d not offered", n);
+	if (all)
+		EXPECT_STREQ("16 32 64 128 256", buf);
+	ASSERT_NE(NULL, read_cap("branch_hw_filters", buf, sizeof(buf)));
+	ksft_print_msg("caps/branch_hw_filters: %s\n", buf);
+	if (all)
+		EXPECT_STREQ("0xff3e00000000", buf);
+
+	/* Call stacks are taken exactly when the file says so. */
+	read_cap("branch_call_stack", buf, sizeof(buf));
+	fd = open_branch_event(PERF_SAMPLE_BRANCH_USER |
+			       PERF_SAMPLE_BRANCH_CALL_STACK);
+	if (fd >= 0)
+		close(fd);
+	if (!strcmp(buf, "1")) {
+		EXPECT_LE(0, fd);
+	} else {
+		EXPECT_EQ(EOPNOTSUPP, fd < 0 ? errno : 0);
+	}
+	/* So are type filters, with TYPE. */
+	read_cap("branch_types", buf, sizeof(buf));
+	fd = open_branch_event(PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL);
+	if (fd >= 0)
+		close(fd);
+	if (!strcmp(buf, "1")) {
+		EXPECT_LE(0, fd);
+	} else {
+		EXPECT_EQ(EOPNOTSUPP, fd < 0 ? errno : 0);
+	}
+}
+
 TEST(expected_isa)
 {
 	const char *want = getenv("CTR_EXPECT_ISA");

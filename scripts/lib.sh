@@ -14,7 +14,21 @@ OPENSBI_FW=$CTR_CACHE/opensbi/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynam
 SPARSE=$CTR_CACHE/sparse/sparse	# wrapper: runs forky's sparse
 CROSS=riscv64-linux-gnu-
 JOBS=${JOBS:-$(($(nproc) + 1))}
-DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+
+# The Debian archive this host already uses, from its own apt sources
+# (deb822 .sources files or one-line sources.list entries): the first URI
+# whose path ends in /debian (not the security archive). DEBIAN_MIRROR
+# overrides it.
+host_debian_mirror() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list \
+		/etc/apt/sources.list.d/*.list; do
+		[ -r "$f" ] || continue
+		sed -n -e 's/^URIs:[[:space:]]*//p' \
+			-e 's/^deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\?\([^[:space:]]*\).*/\2/p' "$f"
+	done | tr ' ' '\n' | grep -m1 '/debian/\?$' | sed 's|/$||'
+}
+DEBIAN_MIRROR=${DEBIAN_MIRROR:-$(host_debian_mirror)}
 
 export CCACHE_DIR=${CCACHE_DIR:-$CTR_CACHE/ccache}
 

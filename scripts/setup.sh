@@ -36,6 +36,8 @@ setup_host() {
 
 setup_root() {
 	stamp root && return
+	[ -n "$DEBIAN_MIRROR" ] ||
+		die "no Debian archive in this host's apt sources: set DEBIAN_MIRROR"
 	if [ ! -e "$ROOT/.debootstrap-done" ]; then
 		say "debootstrap: minimal trixie root in $ROOT (about 30 s)"
 		rm -rf "$ROOT.tmp"

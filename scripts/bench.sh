@@ -6,8 +6,10 @@
 # workload's elapsed time counts the instructions run on its hart,
 # overflow handler included. For each CTR depth (riscv_ctr.depth=) and
 # period it prints the extra instructions per sample that reading the
-# branch stack costs, and the slowdown of perf record -b relative to
-# perf record at the same period (target: at most 1.10).
+# branch stack costs (everything: the handler, the ring buffer, perf
+# record writing the records out), per record and as a multiple of the
+# floor of four CSR accesses per record, and the slowdown of perf record
+# -b relative to perf record at the same period (target: at most 1.10).
 #
 # Then what a context switch costs, with perf bench sched pipe on one hart
 # (PIPE_LOOPS operations, 2 switches each): with no perf event on a hart
@@ -49,14 +51,18 @@ runs = collections.defaultdict(list)
 for line in sys.stdin:
     _, depth, period, mode, ns, n = line.split()
     runs[(int(depth), int(period), mode)].append((int(ns), int(n)))
-print("depth  period    plain ns   -b ns      samples  insns/sample  -b/plain")
+# The workload fills the buffer long before its first sample: a sample
+# carries DEPTH records, and reading them takes at least four CSR
+# accesses each (siselect, sireg, sireg2, sireg3): the floor.
+print("depth  period    plain ns   -b ns      samples  insns/sample  per record  /floor  -b/plain")
 for (depth, period, mode) in sorted(runs):
     if mode != "branches":
         continue
     b = min(runs[(depth, period, "branches")])
     p = min(runs[(depth, period, "plain")])
     per = (b[0] - p[0]) / b[1] if b[1] else float("nan")
-    print(f"{depth:5}  {period:8}  {p[0]:9}  {b[0]:9}  {b[1]:7}  {per:12.0f}  {b[0] / p[0]:8.3f}")
+    print(f"{depth:5}  {period:8}  {p[0]:9}  {b[0]:9}  {b[1]:7}  {per:12.0f}"
+          f"  {per / depth:10.1f}  {per / (4 * depth):6.1f}  {b[0] / p[0]:8.3f}")
 '
 python3 - "$out" <<'EOF'
 import glob, os, sys

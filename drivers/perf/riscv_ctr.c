@@ -54,7 +54,7 @@
 #include <kunit/visibility.h>
 #include <asm/asm-extable.h>
 #include <asm/csr.h>
-#include <asm/ctr.h>
+#include <asm/insn-def.h>
 
 #include "riscv_ctr.h"
 
@@ -140,6 +140,26 @@ static const u64 ctr_type_inhibit[CTR_NR_TYPES] = {
 				 CTRCTL_RETINH | CTRCTL_INDLJMPINH |		\
 				 CTRCTL_DIRLJMPINH)
 
+/* A perf branch entry, and its words: the flags word is built whole. */
+union ctr_branch {
+	struct perf_branch_entry e;
+	u64 w[3];
+};
+
+/*
+ * The flags word of a perf branch entry, in parts the decoder ORs
+ * together instead of storing bit fields one by one: the type fields of
+ * each transfer type, mispred or predicted, the privilege of each half
+ * of the address space, and where the cycle count goes. Filled in from
+ * the structure itself, at probe time.
+ */
+static struct {
+	u64 type[CTR_NR_TYPES];
+	u64 pred[2];		/* [0] predicted, [1] mispredicted */
+	u64 priv[2];		/* [0] user, [1] kernel */
+	unsigned int cycles_shift;
+} ctr_words __read_mostly;
+
 /* How each transfer type appears in a perf branch entry. */
 static const struct {
 	u8 type;
@@ -206,9 +226,11 @@ struct ctr_cpu {
 	unsigned long irq_pc;
 	/*
 	 * Records read at this overflow: raw[first..nr), or -1 before, and
-	 * the place of raw[first] in the circular buffer.
+	 * the place of raw[first] in the circular buffer. The read stopped at
+	 * the first invalid entry or at @limit entries.
 	 */
 	int nr;
+	unsigned int limit;
 	unsigned int first;
 	unsigned int pos;
 	struct riscv_ctr_entry raw[CTR_MAX_ENTRIES];
@@ -231,6 +253,7 @@ static struct ctr_cpu __percpu *ctr_cpus;
 
 static void ctr_pm_register(void);
 static void ctr_hw_reset(void);
+static void ctr_init_words(void);
 
 #if IS_ENABLED(CONFIG_RISCV_CTR_KUNIT_TEST)
 /*
@@ -262,13 +285,20 @@ __ctr_csr_read(const struct riscv_ctr_csr_model *m, unsigned int csr)
 	if (m)
 		return m->read(csr);
 	switch (csr) {
-	case CSR_SCTRCTL:	return csr_read(CSR_SCTRCTL);
-	case CSR_SCTRSTATUS:	return csr_read(CSR_SCTRSTATUS);
-	case CSR_SCTRDEPTH:	return csr_read(CSR_SCTRDEPTH);
-	case CSR_SIREG:		return csr_read(CSR_SIREG);
-	case CSR_SIREG2:	return csr_read(CSR_SIREG2);
-	case CSR_SIREG3:	return csr_read(CSR_SIREG3);
-	default:		BUILD_BUG();
+	case CSR_SCTRCTL:
+		return csr_read(CSR_SCTRCTL);
+	case CSR_SCTRSTATUS:
+		return csr_read(CSR_SCTRSTATUS);
+	case CSR_SCTRDEPTH:
+		return csr_read(CSR_SCTRDEPTH);
+	case CSR_SIREG:
+		return csr_read(CSR_SIREG);
+	case CSR_SIREG2:
+		return csr_read(CSR_SIREG2);
+	case CSR_SIREG3:
+		return csr_read(CSR_SIREG3);
+	default:
+		BUILD_BUG();
 	}
 	return 0;
 }
@@ -280,15 +310,32 @@ __ctr_csr_write(const struct riscv_ctr_csr_model *m, unsigned int csr,
 	if (m)
 		return m->write(csr, val);
 	switch (csr) {
-	case CSR_SCTRCTL:	csr_write(CSR_SCTRCTL, val); break;
-	case CSR_SCTRSTATUS:	csr_write(CSR_SCTRSTATUS, val); break;
-	case CSR_SCTRDEPTH:	csr_write(CSR_SCTRDEPTH, val); break;
-	case CSR_VSCTRCTL:	csr_write(CSR_VSCTRCTL, val); break;
-	case CSR_SISELECT:	csr_write(CSR_SISELECT, val); break;
-	case CSR_SIREG:		csr_write(CSR_SIREG, val); break;
-	case CSR_SIREG2:	csr_write(CSR_SIREG2, val); break;
-	case CSR_SIREG3:	csr_write(CSR_SIREG3, val); break;
-	default:		BUILD_BUG();
+	case CSR_SCTRCTL:
+		csr_write(CSR_SCTRCTL, val);
+		break;
+	case CSR_SCTRSTATUS:
+		csr_write(CSR_SCTRSTATUS, val);
+		break;
+	case CSR_SCTRDEPTH:
+		csr_write(CSR_SCTRDEPTH, val);
+		break;
+	case CSR_VSCTRCTL:
+		csr_write(CSR_VSCTRCTL, val);
+		break;
+	case CSR_SISELECT:
+		csr_write(CSR_SISELECT, val);
+		break;
+	case CSR_SIREG:
+		csr_write(CSR_SIREG, val);
+		break;
+	case CSR_SIREG2:
+		csr_write(CSR_SIREG2, val);
+		break;
+	case CSR_SIREG3:
+		csr_write(CSR_SIREG3, val);
+		break;
+	default:
+		BUILD_BUG();
 	}
 }
 
@@ -333,7 +380,7 @@ VISIBLE_IF_KUNIT void riscv_ctr_clear(void)
 
 	if (m)
 		return m->clear();
-	asm volatile(SCTRCLR_INSN ::: "memory");
+	asm volatile(SCTRCLR() ::: "memory");
 }
 
 /*
@@ -498,6 +545,7 @@ void riscv_ctr_probe(struct pmu *pmu)
 	unsigned int max;
 	int ret;
 
+	ctr_init_words();
 	if (!riscv_isa_extension_available(NULL, SSCTR))
 		return;
 
@@ -786,7 +834,7 @@ VISIBLE_IF_KUNIT u64 riscv_ctr_ctl(const struct riscv_ctr_caps *caps,
 }
 
 /* The decoded value of a record's cycle count, 0 when it is not valid. */
-VISIBLE_IF_KUNIT u32 riscv_ctr_cycles(u64 data)
+static __always_inline u32 ctr_cycles(u64 data)
 {
 	u32 ccm = FIELD_GET(CTRDATA_CCM, data);
 	u32 cce = FIELD_GET(CTRDATA_CCE, data);
@@ -794,6 +842,33 @@ VISIBLE_IF_KUNIT u32 riscv_ctr_cycles(u64 data)
 	if (!(data & CTRDATA_CCV))
 		return 0;
 	return cce ? (4096 + ccm) << (cce - 1) : ccm;
+}
+
+VISIBLE_IF_KUNIT u32 riscv_ctr_cycles(u64 data)
+{
+	return ctr_cycles(data);
+}
+
+static void ctr_init_words(void)
+{
+	union ctr_branch b;
+	int t;
+
+	for (t = 0; t < CTR_NR_TYPES; t++) {
+		b = (union ctr_branch){ .e.type = ctr_perf_types[t].type,
+					.e.new_type = ctr_perf_types[t].new_type };
+		ctr_words.type[t] = b.w[2];
+	}
+	b = (union ctr_branch){ .e.predicted = 1 };
+	ctr_words.pred[0] = b.w[2];
+	b = (union ctr_branch){ .e.mispred = 1 };
+	ctr_words.pred[1] = b.w[2];
+	b = (union ctr_branch){ .e.priv = PERF_BR_PRIV_USER };
+	ctr_words.priv[0] = b.w[2];
+	b = (union ctr_branch){ .e.priv = PERF_BR_PRIV_KERNEL };
+	ctr_words.priv[1] = b.w[2];
+	b = (union ctr_branch){ .e.cycles = 1 };
+	ctr_words.cycles_shift = __ffs64(b.w[2]);
 }
 
 /*
@@ -814,15 +889,6 @@ static __always_inline bool ctr_priv_allowed(u32 request, u64 from, u64 to)
 	    ((from && !ctr_kernel_addr(from)) || (to && !ctr_kernel_addr(to))))
 		return false;
 	return true;
-}
-
-static u8 ctr_priv(u64 from, u64 to)
-{
-	u64 addr = from ?: to;
-
-	if (!addr)
-		return PERF_BR_PRIV_UNKNOWN;
-	return ctr_kernel_addr(addr) ? PERF_BR_PRIV_KERNEL : PERF_BR_PRIV_USER;
 }
 
 static __always_inline unsigned int
@@ -873,53 +939,60 @@ riscv_ctr_decode(const struct riscv_ctr_caps *caps,
 		 u32 request, u64 branch_sample_type,
 		 struct perf_branch_entry *out, int *youngest)
 {
-	bool types = caps->type;
-	bool flags = caps->misp &&
-		     !(branch_sample_type & PERF_SAMPLE_BRANCH_NO_FLAGS);
-	bool cycles = caps->cycles &&
-		      !(branch_sample_type & PERF_SAMPLE_BRANCH_NO_CYCLES);
-	bool save_type = branch_sample_type & PERF_SAMPLE_BRANCH_TYPE_SAVE;
-	bool save_priv = branch_sample_type & PERF_SAMPLE_BRANCH_PRIV_SAVE;
-	unsigned int i, n = 0, last = 0;
+	const bool types = caps->type;
+	const bool flags = caps->misp &&
+			   !(branch_sample_type & PERF_SAMPLE_BRANCH_NO_FLAGS);
+	const bool cycles = caps->cycles &&
+			    !(branch_sample_type & PERF_SAMPLE_BRANCH_NO_CYCLES);
+	const bool save_type = branch_sample_type & PERF_SAMPLE_BRANCH_TYPE_SAVE;
+	const bool save_priv = branch_sample_type & PERF_SAMPLE_BRANCH_PRIV_SAVE;
+	struct perf_branch_entry *e = out;
+	int first = -1, last = -1;
 	bool gap = false;
+	unsigned int i;
 
-	*youngest = -1;
+	/*
+	 * This runs for every record of every sample: one pass, each entry
+	 * built in registers and stored once.
+	 */
+	BUILD_BUG_ON(sizeof(union ctr_branch) != sizeof(struct perf_branch_entry));
 	for (i = 0; i < nr; i++) {
 		u64 from = raw[i].source & CTR_PC_MASK;
 		u64 to = raw[i].target & CTR_PC_MASK;
-		unsigned int type = types ? FIELD_GET(CTRDATA_TYPE, raw[i].data) :
-					    CTR_TYPE_NONE;
-		struct perf_branch_entry *e = &out[n];
+		u64 data = raw[i].data;
+		/* Without TYPE the field reads 0: PERF_BR_UNKNOWN. */
+		unsigned int type = FIELD_GET(CTRDATA_TYPE, data);
+		u64 word = 0;
 
-		if ((types && !(request & BIT(type))) ||
-		    !ctr_priv_allowed(request, from, to))
+		if (types && !(request & BIT(type)))
+			continue;
+		if (!ctr_priv_allowed(request, from, to))
 			continue;
 
-		if (!n)
-			*youngest = i;
+		if (first < 0)
+			first = i;
 		else if (i != last + 1)
 			gap = true;
 		last = i;
-		n++;
 
-		*e = (struct perf_branch_entry){ .from = from, .to = to };
-		if (flags) {
-			e->mispred = !!(raw[i].target & CTRTARGET_MISP);
-			e->predicted = !e->mispred;
-		}
-		if (cycles)
-			e->cycles = umin(riscv_ctr_cycles(raw[i].data), U16_MAX);
-		if (save_type) {
-			e->type = ctr_perf_types[type].type;
-			e->new_type = ctr_perf_types[type].new_type;
-		}
-		if (save_priv)
-			e->priv = ctr_priv(from, to);
+		if (flags)
+			word |= ctr_words.pred[raw[i].target & CTRTARGET_MISP];
+		if (cycles && (data & CTRDATA_CCV))
+			word |= (u64)umin(ctr_cycles(data), U16_MAX) <<
+				ctr_words.cycles_shift;
+		if (save_type)
+			word |= ctr_words.type[type];
+		/* The privilege of a record is that of its first non-zero end. */
+		if (save_priv && (from | to))
+			word |= ctr_words.priv[ctr_kernel_addr(from ?: to)];
+		((union ctr_branch *)e)->w[0] = from;
+		((union ctr_branch *)e)->w[1] = to;
+		((union ctr_branch *)e)->w[2] = word;
+		e++;
 	}
-	if (gap)
-		*youngest = -1;
+	*youngest = gap ? -1 : first;
 
-	return n;
+	return e - out;
 }
 
 /**
@@ -1273,11 +1346,17 @@ static bool ctr_irq_entry(const struct ctr_cpu *cc,
 	return src == cc->irq_pc || (!src && !(cc->ctl & mode));
 }
 
-static void ctr_read(struct ctr_cpu *cc)
+/* Read at most @max records, or all that it takes to find the handler's. */
+static void ctr_read(struct ctr_cpu *cc, unsigned int max)
 {
-	unsigned int nr = riscv_ctr_read_entries(cc->raw, ctr_caps.entries);
-	u32 wrptr = FIELD_GET(SCTRSTATUS_WRPTR, ctr_csr_read(CSR_SCTRSTATUS));
-	unsigned int first = 0;
+	bool search = cc->stopped && (cc->ctl & CTRCTL_S);
+	unsigned int nr, first = 0;
+	u32 wrptr;
+
+	if (search)
+		max = ctr_caps.entries;
+	nr = riscv_ctr_read_entries(cc->raw, max);
+	wrptr = FIELD_GET(SCTRSTATUS_WRPTR, ctr_csr_read(CSR_SCTRSTATUS));
 
 	/*
 	 * Stopped in software with kernel recording on, the buffer also holds
@@ -1285,7 +1364,7 @@ static void ctr_read(struct ctr_cpu *cc)
 	 * records up to the youngest interrupt taken at the interrupted PC. If
 	 * it is gone, the handler's records filled the buffer: keep none.
 	 */
-	if (cc->stopped && (cc->ctl & CTRCTL_S)) {
+	if (search) {
 		while (first < nr && !ctr_irq_entry(cc, &cc->raw[first]))
 			first++;
 		first = min(first + 1, nr);
@@ -1293,8 +1372,23 @@ static void ctr_read(struct ctr_cpu *cc)
 
 	cc->first = first;
 	cc->nr = nr;
+	cc->limit = max;
 	/* Logical entry 0 is the physical entry before WRPTR. */
 	cc->pos = (wrptr - 1 - first) & (ctr_caps.entries - 1);
+}
+
+/*
+ * The most records a sample of @event can carry. A call stack is the
+ * user part of a call chain, which perf cuts at sample_max_stack frames:
+ * reading the rest of the buffer would be for nothing.
+ */
+static unsigned int ctr_sample_max(const struct perf_event *event)
+{
+	unsigned int max = event->attr.sample_max_stack;
+
+	if ((event->hw.branch_reg.config & CTR_REQ_CALLSTACK) && max)
+		return min(max, ctr_caps.entries);
+	return ctr_caps.entries;
 }
 
 /**
@@ -1302,11 +1396,14 @@ static void ctr_read(struct ctr_cpu *cc)
  * @event: a branch event that overflowed
  * @data: its sample
  *
- * The buffer is read once per overflow interrupt, at the first sample.
+ * The buffer is read once per overflow interrupt, at the first sample, as
+ * far as that sample can carry; a later sample of another event that can
+ * carry more reads it again.
  */
 void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
 {
 	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
+	unsigned int max = ctr_sample_max(event);
 	int youngest;
 
 	/*
@@ -1317,13 +1414,14 @@ void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
 	if (cc->nr < 0 && !ctr_owned(cc)) {
 		cc->first = 0;
 		cc->nr = 0;
+		cc->limit = ctr_caps.entries;
 		ctr_start_afresh(cc);
 	}
-	if (cc->nr < 0)
-		ctr_read(cc);
+	if (cc->nr < 0 || (cc->nr == cc->limit && max > cc->limit))
+		ctr_read(cc, max);
 
 	cc->stack.nr = riscv_ctr_decode(&ctr_caps, cc->raw + cc->first,
-					cc->nr - cc->first,
+					min(cc->nr - cc->first, max),
 					event->hw.branch_reg.config,
 					event->attr.branch_sample_type,
 					cc->stack.entries, &youngest);

@@ -9,7 +9,7 @@
 #include <linux/bits.h>
 #include <linux/errno.h>
 #include <linux/types.h>
-#include <asm/ctr.h>
+#include <asm/csr.h>
 
 struct attribute_group;
 struct perf_branch_entry;
@@ -18,6 +18,16 @@ struct perf_event_pmu_context;
 struct perf_sample_data;
 struct pmu;
 struct task_struct;
+
+/* Buffer sizes: sctrdepth.DEPTH D selects 16 << D entries. */
+#define CTR_DEPTH_ENTRIES(d)	(16U << (d))
+#define CTR_MAX_ENTRIES		CTR_DEPTH_ENTRIES(SCTRDEPTH_MAX)
+
+/* The address in ctrsource and ctrtarget: bit 0 is V or MISP. */
+#define CTR_PC_MASK		(~BIT_ULL(0))
+
+/* ctrdata.TYPE has four bits. */
+#define CTR_NR_TYPES		16
 
 /* One record as the hart holds it: ctrsource, ctrtarget and ctrdata. */
 struct riscv_ctr_entry {

@@ -18,7 +18,6 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <asm/csr.h>
-#include <asm/ctr.h>
 
 #include "riscv_ctr.h"
 
@@ -704,26 +703,31 @@ struct ctr_model_hart {
 
 #define CTR_MODEL_CTL_ALL	(CTRCTL_RASEMU | CTRCTL_LCOFIFRZ |		\
 				 GENMASK_ULL(37, 33) | GENMASK_ULL(47, 40))
-#define CTR_MODEL_FULL		.depths = 0x1f, .ctl = CTR_MODEL_CTL_ALL,	\
-				.type = true, .misp = true, .cycles = true,	\
-				.frozen = true, .csrs = true, .window = true
+#define CTR_MODEL_FILTERS	(GENMASK_ULL(37, 33) | GENMASK_ULL(47, 40))
+#define CTL_ALL			CTR_MODEL_CTL_ALL
+
+/* Every field, for each hart: 1 has the part, 0 lacks it. */
+#define CTR_MODEL_HART(n, d, c, t, m, cy, f, cs, w)			\
+	{ .name = n, .depths = d, .ctl = c, .type = t, .misp = m,	\
+	  .cycles = cy, .frozen = f, .csrs = cs, .window = w }
 
 static const struct ctr_model_hart ctr_model_harts[] = {
-	{ "full", CTR_MODEL_FULL },
-	{ "depth16_only", CTR_MODEL_FULL, .depths = 0x01 },
-	{ "depths_16_to_64", CTR_MODEL_FULL, .depths = 0x07 },
-	{ "depths_64_to_256", CTR_MODEL_FULL, .depths = 0x1c },
-	{ "no_type", CTR_MODEL_FULL, .type = false },
-	{ "no_misp", CTR_MODEL_FULL, .misp = false },
-	{ "no_cycles", CTR_MODEL_FULL, .cycles = false },
-	{ "no_rasemu", CTR_MODEL_FULL, .ctl = CTR_MODEL_CTL_ALL & ~CTRCTL_RASEMU },
-	{ "no_lcofifrz", CTR_MODEL_FULL, .ctl = CTR_MODEL_CTL_ALL & ~CTRCTL_LCOFIFRZ },
-	{ "no_ntbren", CTR_MODEL_FULL, .ctl = CTR_MODEL_CTL_ALL & ~CTRCTL_NTBREN },
-	{ "no_filters", CTR_MODEL_FULL, .ctl = CTRCTL_RASEMU | CTRCTL_LCOFIFRZ },
-	{ "no_frozen_write", CTR_MODEL_FULL, .frozen = false },
-	{ "no_window", CTR_MODEL_FULL, .window = false },
-	{ "no_csrs", CTR_MODEL_FULL, .csrs = false },
-	{ "minimal", .depths = 0x01, .csrs = true, .window = true },
+	/* name, depths, ctl, then 1/0: type, misp, cycles, frozen, csrs, window */
+	CTR_MODEL_HART("full", 0x1f, CTL_ALL, 1, 1, 1, 1, 1, 1),
+	CTR_MODEL_HART("depth16_only", 0x01, CTL_ALL, 1, 1, 1, 1, 1, 1),
+	CTR_MODEL_HART("depths_16_to_64", 0x07, CTL_ALL, 1, 1, 1, 1, 1, 1),
+	CTR_MODEL_HART("depths_64_to_256", 0x1c, CTL_ALL, 1, 1, 1, 1, 1, 1),
+	CTR_MODEL_HART("no_type", 0x1f, CTL_ALL, 0, 1, 1, 1, 1, 1),
+	CTR_MODEL_HART("no_misp", 0x1f, CTL_ALL, 1, 0, 1, 1, 1, 1),
+	CTR_MODEL_HART("no_cycles", 0x1f, CTL_ALL, 1, 1, 0, 1, 1, 1),
+	CTR_MODEL_HART("no_rasemu", 0x1f, CTL_ALL & ~CTRCTL_RASEMU, 1, 1, 1, 1, 1, 1),
+	CTR_MODEL_HART("no_lcofifrz", 0x1f, CTL_ALL & ~CTRCTL_LCOFIFRZ, 1, 1, 1, 1, 1, 1),
+	CTR_MODEL_HART("no_ntbren", 0x1f, CTL_ALL & ~CTRCTL_NTBREN, 1, 1, 1, 1, 1, 1),
+	CTR_MODEL_HART("no_filters", 0x1f, CTL_ALL & ~CTR_MODEL_FILTERS, 1, 1, 1, 1, 1, 1),
+	CTR_MODEL_HART("no_frozen_write", 0x1f, CTL_ALL, 1, 1, 1, 0, 1, 1),
+	CTR_MODEL_HART("no_window", 0x1f, CTL_ALL, 1, 1, 1, 1, 1, 0),
+	CTR_MODEL_HART("no_csrs", 0x1f, CTL_ALL, 1, 1, 1, 1, 0, 1),
+	CTR_MODEL_HART("minimal", 0x01, 0, 0, 0, 0, 0, 1, 1),
 };
 
 static void ctr_model_desc(const struct ctr_model_hart *h, char *desc)
@@ -1203,8 +1207,10 @@ static void ctr_model_records_check(struct kunit *test)
 		for (j = 0; j < min(n, nwant); j++) {
 			if (!memcmp(&got[j], &want[j], sizeof(got[j])))
 				continue;
-			KUNIT_FAIL(test, "%s, record %u: %#llx -> %#llx type %u mispred %u predicted %u cycles %u, want %#llx -> %#llx type %u mispred %u predicted %u cycles %u",
+			KUNIT_FAIL(test, "%s, record %u: %#llx -> %#llx %s",
 				   a->what, j, got[j].from, got[j].to,
+				   "(type, mispred, predicted, cycles):");
+			KUNIT_FAIL(test, "got %u %u %u %u, want %#llx -> %#llx %u %u %u %u",
 				   got[j].type, got[j].mispred, got[j].predicted,
 				   got[j].cycles, want[j].from, want[j].to,
 				   want[j].type, want[j].mispred,

@@ -225,15 +225,13 @@ struct ctr_cpu {
 	/* The PC the overflow interrupt interrupted. */
 	unsigned long irq_pc;
 	/*
-	 * Records read at this overflow: raw[first..nr), or -1 before, and
-	 * the place of raw[first] in the circular buffer. The read stopped at
-	 * the first invalid entry or at @limit entries.
+	 * Set at the first sample of this overflow: the records of interest
+	 * start at logical entry @first (those before it are the handler's
+	 * own), and @wrptr says where logical entry 0 is.
 	 */
-	int nr;
-	unsigned int limit;
+	bool ready;
 	unsigned int first;
-	unsigned int pos;
-	struct riscv_ctr_entry raw[CTR_MAX_ENTRIES];
+	u32 wrptr;
 	/* The last member: a sample's branch stack, its entries after it. */
 	struct perf_branch_stack stack;
 };
@@ -814,7 +812,7 @@ VISIBLE_IF_KUNIT u64 riscv_ctr_ctl(const struct riscv_ctr_caps *caps,
 	/*
 	 * With kernel branches recorded, the records of an overflow handler
 	 * that was entered unfrozen are told apart by the interrupt that led
-	 * to it (see ctr_read()): record interrupts then, whatever the
+	 * to it (see ctr_first()): record interrupts then, whatever the
 	 * events asked for. Their samples leave them out.
 	 */
 	if (request & CTR_REQ_S)
@@ -891,53 +889,33 @@ static __always_inline bool ctr_priv_allowed(u32 request, u64 from, u64 to)
 	return true;
 }
 
-static __always_inline unsigned int
-__ctr_read_entries(const struct riscv_ctr_csr_model *m,
-		   struct riscv_ctr_entry *raw, unsigned int max)
+/*
+ * Read the valid records, youngest first, into @raw, at most @max of
+ * them; return how many. Interrupts are off: siselect is shared with the
+ * AIA.
+ */
+VISIBLE_IF_KUNIT unsigned int riscv_ctr_read_entries(struct riscv_ctr_entry *raw,
+						     unsigned int max)
 {
 	unsigned int i;
 
 	for (i = 0; i < max; i++) {
-		__ctr_csr_write(m, CSR_SISELECT, CTR_ENTRY_SISELECT + i);
-		raw[i].source = __ctr_csr_read(m, CSR_SIREG);
+		ctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
+		raw[i].source = ctr_csr_read(CSR_SIREG);
 		if (!(raw[i].source & CTRSOURCE_VALID))
 			break;
-		raw[i].target = __ctr_csr_read(m, CSR_SIREG2);
-		raw[i].data = __ctr_csr_read(m, CSR_SIREG3);
+		raw[i].target = ctr_csr_read(CSR_SIREG2);
+		raw[i].data = ctr_csr_read(CSR_SIREG3);
 	}
 
 	return i;
 }
 
-/*
- * Read the valid records, youngest first, into @raw, at most @max of
- * them; return how many. Interrupts are off: siselect is shared with the
- * AIA. Four CSR accesses per record is the floor of what a sample costs.
- */
-VISIBLE_IF_KUNIT unsigned int riscv_ctr_read_entries(struct riscv_ctr_entry *raw,
-						     unsigned int max)
-{
-	const struct riscv_ctr_csr_model *m = ctr_model();
-
-	/* Two copies: the hart's own has no test of the model left in it. */
-	if (m)
-		return __ctr_read_entries(m, raw, max);
-	return __ctr_read_entries(NULL, raw, max);
-}
-
-/*
- * Turn the records an event asked for, of the @nr in @raw, into perf
- * branch entries in @out; return how many. @request is the event's,
- * @branch_sample_type says which fields to fill in, @caps which of them
- * the hart records. *@youngest becomes the index in @raw of the first
- * record taken when those taken are consecutive in @raw, else -1: only
- * then does a sample have a hardware index (see riscv_ctr_sample()).
- */
-VISIBLE_IF_KUNIT unsigned int
-riscv_ctr_decode(const struct riscv_ctr_caps *caps,
-		 const struct riscv_ctr_entry *raw, unsigned int nr,
-		 u32 request, u64 branch_sample_type,
-		 struct perf_branch_entry *out, int *youngest)
+static __always_inline unsigned int
+__ctr_decode(const struct riscv_ctr_csr_model *m,
+	     const struct riscv_ctr_caps *caps, unsigned int first,
+	     unsigned int max, u32 request, u64 branch_sample_type,
+	     struct perf_branch_entry *out, int *youngest)
 {
 	const bool types = caps->type;
 	const bool flags = caps->misp &&
@@ -946,53 +924,93 @@ riscv_ctr_decode(const struct riscv_ctr_caps *caps,
 			    !(branch_sample_type & PERF_SAMPLE_BRANCH_NO_CYCLES);
 	const bool save_type = branch_sample_type & PERF_SAMPLE_BRANCH_TYPE_SAVE;
 	const bool save_priv = branch_sample_type & PERF_SAMPLE_BRANCH_PRIV_SAVE;
-	struct perf_branch_entry *e = out;
-	int first = -1, last = -1;
-	bool gap = false;
+	struct perf_branch_entry *e = out, *end = out + max;
+	int youngest_i = -1, last = -1;
+	u64 priv = 0;
 	unsigned int i;
 
 	/*
-	 * This runs for every record of every sample: one pass, each entry
-	 * built in registers and stored once.
+	 * An event of one privilege mode takes records whose ends are all in
+	 * that mode (or 0): their privilege is known before reading them.
 	 */
-	BUILD_BUG_ON(sizeof(union ctr_branch) != sizeof(struct perf_branch_entry));
-	for (i = 0; i < nr; i++) {
-		u64 from = raw[i].source & CTR_PC_MASK;
-		u64 to = raw[i].target & CTR_PC_MASK;
-		u64 data = raw[i].data;
+	if (save_priv && !(request & CTR_REQ_S))
+		priv = ctr_words.priv[0];
+	else if (save_priv && !(request & CTR_REQ_U))
+		priv = ctr_words.priv[1];
+
+	for (i = first; i < caps->entries && e < end; i++) {
+		u64 from, to, data, word = 0;
+		unsigned int type;
+
+		__ctr_csr_write(m, CSR_SISELECT, CTR_ENTRY_SISELECT + i);
+		from = __ctr_csr_read(m, CSR_SIREG);
+		if (!(from & CTRSOURCE_VALID))
+			break;
+		to = __ctr_csr_read(m, CSR_SIREG2);
+		data = __ctr_csr_read(m, CSR_SIREG3);
 		/* Without TYPE the field reads 0: PERF_BR_UNKNOWN. */
-		unsigned int type = FIELD_GET(CTRDATA_TYPE, data);
-		u64 word = 0;
+		type = FIELD_GET(CTRDATA_TYPE, data);
+		if (flags)
+			word = ctr_words.pred[to & CTRTARGET_MISP];
+		from &= CTR_PC_MASK;
+		to &= CTR_PC_MASK;
 
 		if (types && !(request & BIT(type)))
 			continue;
 		if (!ctr_priv_allowed(request, from, to))
 			continue;
 
-		if (first < 0)
-			first = i;
-		else if (i != last + 1)
-			gap = true;
+		if (youngest_i < 0)
+			youngest_i = i;
 		last = i;
 
-		if (flags)
-			word |= ctr_words.pred[raw[i].target & CTRTARGET_MISP];
 		if (cycles && (data & CTRDATA_CCV))
 			word |= (u64)umin(ctr_cycles(data), U16_MAX) <<
 				ctr_words.cycles_shift;
 		if (save_type)
 			word |= ctr_words.type[type];
-		/* The privilege of a record is that of its first non-zero end. */
-		if (save_priv && (from | to))
+		/* Else it is that of the record's first non-zero end. */
+		if (save_priv && !priv && (from | to))
 			word |= ctr_words.priv[ctr_kernel_addr(from ?: to)];
+		word |= priv;
 		((union ctr_branch *)e)->w[0] = from;
 		((union ctr_branch *)e)->w[1] = to;
 		((union ctr_branch *)e)->w[2] = word;
 		e++;
 	}
-	*youngest = gap ? -1 : first;
+	/* Consecutive when as many were taken as the span they come from. */
+	*youngest = last - youngest_i + 1 == e - out ? youngest_i : -1;
 
 	return e - out;
+}
+
+/*
+ * Turn the records an event asked for into perf branch entries in @out,
+ * reading them from the frozen buffer, from logical entry @first on and
+ * at most @max of them; return how many. @request is the event's,
+ * @branch_sample_type says which fields to fill in, @caps which of them
+ * the hart records. *@youngest becomes the logical entry of the first
+ * record taken when those taken are consecutive in the buffer, else -1:
+ * only then does a sample have a hardware index (see riscv_ctr_sample()).
+ *
+ * This runs for every record of every sample: one pass over the hart's
+ * registers, each entry built in registers and stored once.
+ * Interrupts are off: siselect is shared with the AIA.
+ */
+VISIBLE_IF_KUNIT unsigned int
+riscv_ctr_decode(const struct riscv_ctr_caps *caps, unsigned int first,
+		 unsigned int max, u32 request, u64 branch_sample_type,
+		 struct perf_branch_entry *out, int *youngest)
+{
+	const struct riscv_ctr_csr_model *m = ctr_model();
+
+	BUILD_BUG_ON(sizeof(union ctr_branch) != sizeof(struct perf_branch_entry));
+	/* Two copies: the hart's own has no test of the model left in it. */
+	if (m)
+		return __ctr_decode(m, caps, first, max, request,
+				    branch_sample_type, out, youngest);
+	return __ctr_decode(NULL, caps, first, max, request,
+			    branch_sample_type, out, youngest);
 }
 
 /**
@@ -1314,7 +1332,7 @@ void riscv_ctr_freeze(void)
 	if (!cc)
 		return;
 
-	cc->nr = -1;
+	cc->ready = false;
 	if (ctr_caps.frozen_writable) {
 		/* csrrs: freeze, and learn whether the interrupt had, at once. */
 		cc->stopped = !(ctr_status_read_set(SCTRSTATUS_FROZEN) &
@@ -1333,48 +1351,40 @@ void riscv_ctr_freeze(void)
  * source is the interrupted PC, or 0 when the interrupted mode was not
  * recorded (user space while only kernel branches are).
  */
-static bool ctr_irq_entry(const struct ctr_cpu *cc,
-			  const struct riscv_ctr_entry *r)
+static bool ctr_irq_entry(const struct ctr_cpu *cc, u64 source, u64 data)
 {
-	u64 src = r->source & CTR_PC_MASK;
+	u64 src = source & CTR_PC_MASK;
 	u64 mode = ctr_kernel_addr(cc->irq_pc) ? CTRCTL_S : CTRCTL_U;
 
 	/* Without TYPE every record reads type 0: go by the source alone. */
-	if (ctr_caps.type &&
-	    FIELD_GET(CTRDATA_TYPE, r->data) != CTR_TYPE_INTERRUPT)
+	if (ctr_caps.type && FIELD_GET(CTRDATA_TYPE, data) != CTR_TYPE_INTERRUPT)
 		return false;
 	return src == cc->irq_pc || (!src && !(cc->ctl & mode));
 }
 
-/* Read at most @max records, or all that it takes to find the handler's. */
-static void ctr_read(struct ctr_cpu *cc, unsigned int max)
+/*
+ * Where the records of this overflow start. Stopped in software with
+ * kernel recording on, the buffer also holds the trap that led here and
+ * what the kernel did since: they end with the youngest interrupt taken
+ * at the interrupted PC. If it is gone, the handler's records filled the
+ * buffer: there are none.
+ */
+static unsigned int ctr_first(const struct ctr_cpu *cc)
 {
-	bool search = cc->stopped && (cc->ctl & CTRCTL_S);
-	unsigned int nr, first = 0;
-	u32 wrptr;
+	unsigned int i;
+	u64 src;
 
-	if (search)
-		max = ctr_caps.entries;
-	nr = riscv_ctr_read_entries(cc->raw, max);
-	wrptr = FIELD_GET(SCTRSTATUS_WRPTR, ctr_csr_read(CSR_SCTRSTATUS));
-
-	/*
-	 * Stopped in software with kernel recording on, the buffer also holds
-	 * the trap that led here and what the kernel did since: drop the
-	 * records up to the youngest interrupt taken at the interrupted PC. If
-	 * it is gone, the handler's records filled the buffer: keep none.
-	 */
-	if (search) {
-		while (first < nr && !ctr_irq_entry(cc, &cc->raw[first]))
-			first++;
-		first = min(first + 1, nr);
+	if (!cc->stopped || !(cc->ctl & CTRCTL_S))
+		return 0;
+	for (i = 0; i < ctr_caps.entries; i++) {
+		ctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
+		src = ctr_csr_read(CSR_SIREG);
+		if (!(src & CTRSOURCE_VALID))
+			break;
+		if (ctr_irq_entry(cc, src, ctr_csr_read(CSR_SIREG3)))
+			return i + 1;
 	}
-
-	cc->first = first;
-	cc->nr = nr;
-	cc->limit = max;
-	/* Logical entry 0 is the physical entry before WRPTR. */
-	cc->pos = (wrptr - 1 - first) & (ctr_caps.entries - 1);
+	return ctr_caps.entries;
 }
 
 /*
@@ -1396,9 +1406,8 @@ static unsigned int ctr_sample_max(const struct perf_event *event)
  * @event: a branch event that overflowed
  * @data: its sample
  *
- * The buffer is read once per overflow interrupt, at the first sample, as
- * far as that sample can carry; a later sample of another event that can
- * carry more reads it again.
+ * Each sample reads the frozen buffer as far as it can carry, and only
+ * the first of an overflow finds out where its records start.
  */
 void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
 {
@@ -1411,17 +1420,19 @@ void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
 	 * perf takes added no event and switched no task, exec for one: give
 	 * no records, and start afresh.
 	 */
-	if (cc->nr < 0 && !ctr_owned(cc)) {
-		cc->first = 0;
-		cc->nr = 0;
-		cc->limit = ctr_caps.entries;
-		ctr_start_afresh(cc);
+	if (!cc->ready) {
+		if (ctr_owned(cc)) {
+			cc->first = ctr_first(cc);
+		} else {
+			ctr_start_afresh(cc);
+			cc->first = ctr_caps.entries;
+		}
+		cc->wrptr = FIELD_GET(SCTRSTATUS_WRPTR,
+				      ctr_csr_read(CSR_SCTRSTATUS));
+		cc->ready = true;
 	}
-	if (cc->nr < 0 || (cc->nr == cc->limit && max > cc->limit))
-		ctr_read(cc, max);
 
-	cc->stack.nr = riscv_ctr_decode(&ctr_caps, cc->raw + cc->first,
-					min(cc->nr - cc->first, max),
+	cc->stack.nr = riscv_ctr_decode(&ctr_caps, cc->first, max,
 					event->hw.branch_reg.config,
 					event->attr.branch_sample_type,
 					cc->stack.entries, &youngest);
@@ -1434,7 +1445,7 @@ void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
 	 * cannot be known and is -1, as on x86.
 	 */
 	cc->stack.hw_idx = youngest < 0 ? -1ULL :
-			   (cc->pos - youngest) & (ctr_caps.entries - 1);
+			   (cc->wrptr - 1 - youngest) & (ctr_caps.entries - 1);
 	perf_sample_save_brstack(data, event, &cc->stack, NULL);
 }
 

@@ -148,9 +148,8 @@ unsigned int riscv_ctr_save(struct riscv_ctr_entry *raw, u32 *status);
 void riscv_ctr_restore(const struct riscv_ctr_entry *raw, unsigned int nr,
 		       u32 status);
 unsigned int riscv_ctr_decode(const struct riscv_ctr_caps *caps,
-			      const struct riscv_ctr_entry *raw,
-			      unsigned int nr, u32 request,
-			      u64 branch_sample_type,
+			      unsigned int first, unsigned int max,
+			      u32 request, u64 branch_sample_type,
 			      struct perf_branch_entry *out, int *youngest);
 #endif
 

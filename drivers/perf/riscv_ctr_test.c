@@ -3,11 +3,14 @@
  * KUnit tests of the RISC-V Control Transfer Records driver.
  *
  * riscv_ctr_decode checks the pure parts: the filter translation, the
- * type table and the cycle count decoding. riscv_ctr_buffer runs on the
- * hart: the buffer operations the driver relies on, and its read path on
- * synthetic records, with the cycle counts and mispredict bits QEMU never
- * records. Those tests run with interrupts off and leave the hart as
+ * type table, the cycle count decoding and the hardware index.
+ * riscv_ctr_buffer runs on the hart: the buffer operations the driver
+ * relies on, its read path on synthetic records, with the cycle counts
+ * and mispredict bits QEMU never records, and CPU power management.
+ * Those tests run with interrupts off and leave the hart as
  * riscv_ctr_reset() does: deepest buffer, recording off, no records.
+ * riscv_ctr_model runs the probe and the read path against a software
+ * model of harts that lack what QEMU has.
  */
 #include <kunit/test.h>
 #include <linux/bitfield.h>
@@ -48,6 +51,12 @@ static const struct riscv_ctr_caps ctr_test_full = {
 	.cycles = true,
 	.frozen_writable = true,
 };
+
+static unsigned int ctr_test_decode(const struct riscv_ctr_caps *caps,
+				    const struct riscv_ctr_entry *raw,
+				    unsigned int nr, u32 request, u64 bst,
+				    struct perf_branch_entry *out,
+				    int *youngest);
 
 static int ctr_test_init(struct kunit *test)
 {
@@ -357,7 +366,7 @@ static void ctr_test_decode_one(struct kunit *test, unsigned int type,
 
 	int youngest;
 
-	KUNIT_ASSERT_EQ(test, riscv_ctr_decode(&ctr_test_full, &raw, 1,
+	KUNIT_ASSERT_EQ(test, ctr_test_decode(&ctr_test_full, &raw, 1,
 					       CTR_REQ_TYPES | CTR_REQ_U,
 					       PERF_SAMPLE_BRANCH_TYPE_SAVE, e,
 					       &youngest), 1);
@@ -404,40 +413,25 @@ static void ctr_test_filter(struct kunit *test)
 	unsigned int n, i;
 	int y;
 
-	n = riscv_ctr_decode(caps, raw, ARRAY_SIZE(raw), CTR_REQ_TYPES | CTR_REQ_U,
+	n = ctr_test_decode(caps, raw, ARRAY_SIZE(raw), CTR_REQ_TYPES | CTR_REQ_U,
 			     0, out, &y);
 	KUNIT_EXPECT_EQ(test, n, 1);
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_GE(test, (s64)out[i].from, 0);
 		KUNIT_EXPECT_GE(test, (s64)out[i].to, 0);
 	}
-	n = riscv_ctr_decode(caps, raw, ARRAY_SIZE(raw), CTR_REQ_TYPES | CTR_REQ_S,
+	n = ctr_test_decode(caps, raw, ARRAY_SIZE(raw), CTR_REQ_TYPES | CTR_REQ_S,
 			     0, out, &y);
 	KUNIT_EXPECT_EQ(test, n, 3);
-	n = riscv_ctr_decode(caps, raw, ARRAY_SIZE(raw),
+	n = ctr_test_decode(caps, raw, ARRAY_SIZE(raw),
 			     CTR_REQ_TYPES | CTR_REQ_U | CTR_REQ_S, 0, out, &y);
 	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(raw));
-	n = riscv_ctr_decode(caps, raw, ARRAY_SIZE(raw),
+	n = ctr_test_decode(caps, raw, ARRAY_SIZE(raw),
 			     T(TRAP_RETURN) | CTR_REQ_U | CTR_REQ_S, 0, out, &y);
 	KUNIT_EXPECT_EQ(test, n, 2);
 	KUNIT_EXPECT_EQ(test, out[0].from, k | 0x400);
 	KUNIT_EXPECT_EQ(test, out[1].to, 0);
 }
-
-static struct kunit_case ctr_decode_cases[] = {
-	KUNIT_CASE(ctr_test_request_all),
-	KUNIT_CASE(ctr_test_ctl),
-	KUNIT_CASE(ctr_test_ctl_callstack),
-	KUNIT_CASE(ctr_test_cycles),
-	KUNIT_CASE(ctr_test_types),
-	KUNIT_CASE(ctr_test_filter),
-	{}
-};
-
-static struct kunit_suite ctr_decode_suite = {
-	.name = "riscv_ctr_decode",
-	.test_cases = ctr_decode_cases,
-};
 
 /*
  * The hardware index of a sample comes from the index of its youngest
@@ -449,7 +443,7 @@ static int ctr_test_youngest(const struct riscv_ctr_entry *raw,
 	struct perf_branch_entry out[8];
 	int youngest;
 
-	riscv_ctr_decode(&ctr_test_full, raw, nr, request, 0, out, &youngest);
+	ctr_test_decode(&ctr_test_full, raw, nr, request, 0, out, &youngest);
 	return youngest;
 }
 
@@ -481,6 +475,22 @@ static void ctr_test_hw_idx(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 0, u | s), -1);
 }
 
+static struct kunit_case ctr_decode_cases[] = {
+	KUNIT_CASE(ctr_test_request_all),
+	KUNIT_CASE(ctr_test_ctl),
+	KUNIT_CASE(ctr_test_ctl_callstack),
+	KUNIT_CASE(ctr_test_cycles),
+	KUNIT_CASE(ctr_test_types),
+	KUNIT_CASE(ctr_test_filter),
+	KUNIT_CASE(ctr_test_hw_idx),
+	{}
+};
+
+static struct kunit_suite ctr_decode_suite = {
+	.name = "riscv_ctr_decode",
+	.test_cases = ctr_decode_cases,
+};
+
 /*
  * The read path on records written into the buffer, with what QEMU never
  * records itself: cycle counts and mispredict bits.
@@ -499,30 +509,38 @@ static void ctr_test_read_synthetic(struct kunit *test)
 		{ 0x30000 | CTRSOURCE_VALID, 0x30004,
 		  CTR_TYPE_CORSWAP | CTRDATA_CCV | CTRDATA_CC },
 	};
-	struct riscv_ctr_entry *raw;
-	struct perf_branch_entry *out;
+	struct riscv_ctr_caps caps = ctr_test_full;
+	struct perf_branch_entry *out, *all, *one;
+	unsigned int i, n, nall, none;
 	unsigned long flags;
-	unsigned int i, nr, n;
 	int y;
 
-	raw = kunit_kcalloc(test, riscv_ctr_num_branches(), sizeof(*raw), GFP_KERNEL);
-	out = kunit_kcalloc(test, riscv_ctr_num_branches(), sizeof(*out), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, raw);
+	caps.entries = riscv_ctr_num_branches();
+	out = kunit_kcalloc(test, caps.entries, sizeof(*out), GFP_KERNEL);
+	all = kunit_kcalloc(test, caps.entries, sizeof(*all), GFP_KERNEL);
+	one = kunit_kcalloc(test, caps.entries, sizeof(*one), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_ASSERT_NOT_NULL(test, all);
+	KUNIT_ASSERT_NOT_NULL(test, one);
 
+	/* Decoded from the hart's own registers, as a sample is. */
 	local_irq_save(flags);
 	riscv_ctr_clear();
 	for (i = 0; i < ARRAY_SIZE(in); i++)
 		ctr_test_write(i, &in[i]);
-	nr = riscv_ctr_read_entries(raw, riscv_ctr_num_branches());
+	n = riscv_ctr_decode(&caps, 0, caps.entries, CTR_REQ_TYPES | CTR_REQ_U,
+			     PERF_SAMPLE_BRANCH_TYPE_SAVE |
+			     PERF_SAMPLE_BRANCH_PRIV_SAVE, out, &y);
+	nall = riscv_ctr_decode(&caps, 0, caps.entries,
+				CTR_REQ_TYPES | CTR_REQ_U | CTR_REQ_S,
+				PERF_SAMPLE_BRANCH_NO_FLAGS |
+				PERF_SAMPLE_BRANCH_NO_CYCLES |
+				PERF_SAMPLE_BRANCH_PRIV_SAVE, all, &y);
+	/* From logical entry 2 on, at most one record. */
+	none = riscv_ctr_decode(&caps, 2, 1, CTR_REQ_TYPES | CTR_REQ_S, 0, one, &y);
 	riscv_ctr_clear();
 	local_irq_restore(flags);
 
-	KUNIT_ASSERT_EQ(test, nr, ARRAY_SIZE(in));
-
-	n = riscv_ctr_decode(&ctr_test_full, raw, nr, CTR_REQ_TYPES | CTR_REQ_U,
-			     PERF_SAMPLE_BRANCH_TYPE_SAVE |
-			     PERF_SAMPLE_BRANCH_PRIV_SAVE, out, &y);
 	KUNIT_ASSERT_EQ(test, n, 3);	/* the kernel record is left out */
 	KUNIT_EXPECT_EQ(test, out[0].from, 0x10000);
 	KUNIT_EXPECT_EQ(test, out[0].to, 0x20000);
@@ -541,24 +559,19 @@ static void ctr_test_read_synthetic(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u32)out[2].type, PERF_BR_EXTEND_ABI);
 	KUNIT_EXPECT_EQ(test, (u32)out[2].new_type, PERF_BR_NEW_ARCH_1);
 
-	n = riscv_ctr_decode(&ctr_test_full, raw, nr,
-			     CTR_REQ_TYPES | CTR_REQ_U | CTR_REQ_S,
-			     PERF_SAMPLE_BRANCH_NO_FLAGS |
-			     PERF_SAMPLE_BRANCH_NO_CYCLES |
-			     PERF_SAMPLE_BRANCH_PRIV_SAVE, out, &y);
-	KUNIT_ASSERT_EQ(test, n, 4);
-	for (i = 0; i < n; i++) {
-		KUNIT_EXPECT_EQ(test, (u32)out[i].mispred, 0);
-		KUNIT_EXPECT_EQ(test, (u32)out[i].predicted, 0);
-		KUNIT_EXPECT_EQ(test, (u32)out[i].cycles, 0);
-		KUNIT_EXPECT_EQ(test, (u32)out[i].type, 0);
+	KUNIT_ASSERT_EQ(test, nall, 4);
+	for (i = 0; i < nall; i++) {
+		KUNIT_EXPECT_EQ(test, (u32)all[i].mispred, 0);
+		KUNIT_EXPECT_EQ(test, (u32)all[i].predicted, 0);
+		KUNIT_EXPECT_EQ(test, (u32)all[i].cycles, 0);
+		KUNIT_EXPECT_EQ(test, (u32)all[i].type, 0);
 	}
-	KUNIT_EXPECT_EQ(test, (u32)out[2].priv, PERF_BR_PRIV_KERNEL);
+	KUNIT_EXPECT_EQ(test, (u32)all[2].priv, PERF_BR_PRIV_KERNEL);
 	/* CCV clear: no cycle count even when asked for. */
-	n = riscv_ctr_decode(&ctr_test_full, raw + 2, 1, CTR_REQ_TYPES | CTR_REQ_S,
-			     0, out, &y);
-	KUNIT_ASSERT_EQ(test, n, 1);
-	KUNIT_EXPECT_EQ(test, (u32)out[0].cycles, 0);
+	KUNIT_ASSERT_EQ(test, none, 1);
+	KUNIT_EXPECT_EQ(test, one[0].from, k | 0x1000);
+	KUNIT_EXPECT_EQ(test, (u32)one[0].cycles, 0);
+	KUNIT_EXPECT_EQ(test, y, 2);
 }
 
 /*
@@ -668,7 +681,6 @@ static struct kunit_case ctr_buffer_cases[] = {
 	KUNIT_CASE(ctr_test_reset_state),
 	KUNIT_CASE(ctr_test_clear),
 	KUNIT_CASE(ctr_test_shallow),
-	KUNIT_CASE(ctr_test_hw_idx),
 	KUNIT_CASE(ctr_test_read_synthetic),
 	KUNIT_CASE(ctr_test_save_restore),
 	KUNIT_CASE(ctr_test_pm),
@@ -854,6 +866,31 @@ static const struct riscv_ctr_csr_model ctr_model_ops = {
 	.clear = ctr_model_clear,
 	.accessible = ctr_model_accessible,
 };
+
+/*
+ * Decode @raw as a sample would read it from a hart with every part that
+ * holds it, raw[0] the youngest, through the model.
+ */
+static unsigned int ctr_test_decode(const struct riscv_ctr_caps *caps,
+				    const struct riscv_ctr_entry *raw,
+				    unsigned int nr, u32 request, u64 bst,
+				    struct perf_branch_entry *out,
+				    int *youngest)
+{
+	const struct riscv_ctr_csr_model *saved = riscv_ctr_test_model;
+	unsigned int i, n;
+
+	memset(&ctr_model, 0, sizeof(ctr_model));
+	ctr_model.hart = &ctr_model_harts[0];
+	ctr_model.depth = SCTRDEPTH_MAX;
+	ctr_model.status = nr & (CTR_MAX_ENTRIES - 1);
+	for (i = 0; i < nr; i++)
+		ctr_model.e[(nr - 1 - i) & (CTR_MAX_ENTRIES - 1)] = raw[i];
+	WRITE_ONCE(riscv_ctr_test_model, &ctr_model_ops);
+	n = riscv_ctr_decode(caps, 0, caps->entries, request, bst, out, youngest);
+	WRITE_ONCE(riscv_ctr_test_model, saved);
+	return n;
+}
 
 /* A transfer of the known workload. */
 struct ctr_model_xfer {
@@ -1165,19 +1202,16 @@ static void ctr_model_records_check(struct kunit *test)
 	const struct ctr_model_hart *h = test->param_value;
 	const u64 fields = PERF_SAMPLE_BRANCH_TYPE_SAVE | PERF_SAMPLE_BRANCH_PRIV_SAVE;
 	struct perf_branch_entry *got, *want;
-	struct riscv_ctr_entry *raw;
 	struct riscv_ctr_caps caps;
-	unsigned int i, j, x, nr, n, nwant, checked = 0;
+	unsigned int i, j, x, n, nwant, checked = 0;
 	int youngest;
 	u32 req;
 
 	if (riscv_ctr_probe_caps(CTR_MAX_ENTRIES, &caps))
 		kunit_skip(test, "%s: the driver stays idle (probe test)", h->name);
 
-	raw = kunit_kcalloc(test, CTR_MAX_ENTRIES, sizeof(*raw), GFP_KERNEL);
 	got = kunit_kcalloc(test, CTR_MAX_ENTRIES, sizeof(*got), GFP_KERNEL);
 	want = kunit_kcalloc(test, CTR_MAX_ENTRIES, sizeof(*want), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, raw);
 	KUNIT_ASSERT_NOT_NULL(test, got);
 	KUNIT_ASSERT_NOT_NULL(test, want);
 
@@ -1199,9 +1233,8 @@ static void ctr_model_records_check(struct kunit *test)
 		nwant = ctr_model_expect(h, a, caps.entries, want);
 		ctr_model_write(CSR_SCTRCTL, 0);
 
-		nr = riscv_ctr_read_entries(raw, caps.entries);
-		n = riscv_ctr_decode(&caps, raw, nr, req, a->bst | fields, got,
-				     &youngest);
+		n = riscv_ctr_decode(&caps, 0, caps.entries, req,
+				     a->bst | fields, got, &youngest);
 		KUNIT_EXPECT_EQ_MSG(test, n, nwant, "%s", a->what);
 		KUNIT_EXPECT_GT_MSG(test, n, 0, "%s", a->what);
 		for (j = 0; j < min(n, nwant); j++) {

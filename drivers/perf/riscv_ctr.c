@@ -261,9 +261,12 @@ static void ctr_init_words(void);
  */
 const struct riscv_ctr_csr_model *riscv_ctr_test_model;
 
+/* The static key keeps this to a nop while no KUnit test runs. */
 static __always_inline const struct riscv_ctr_csr_model *ctr_model(void)
 {
-	return kunit_get_current_test() ? READ_ONCE(riscv_ctr_test_model) : NULL;
+	if (!static_branch_unlikely(&kunit_running) || !current->kunit_test)
+		return NULL;
+	return READ_ONCE(riscv_ctr_test_model);
 }
 #else
 static __always_inline const struct riscv_ctr_csr_model *ctr_model(void)

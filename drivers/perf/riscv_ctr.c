@@ -1354,40 +1354,50 @@ void riscv_ctr_freeze(void)
  * source is the interrupted PC, or 0 when the interrupted mode was not
  * recorded (user space while only kernel branches are).
  */
-static bool ctr_irq_entry(const struct ctr_cpu *cc, u64 source, u64 data)
+static bool ctr_irq_entry(const struct riscv_ctr_caps *caps, u64 ctl,
+			  unsigned long irq_pc, u64 source, u64 data)
 {
 	u64 src = source & CTR_PC_MASK;
-	u64 mode = ctr_kernel_addr(cc->irq_pc) ? CTRCTL_S : CTRCTL_U;
+	u64 mode = ctr_kernel_addr(irq_pc) ? CTRCTL_S : CTRCTL_U;
 
 	/* Without TYPE every record reads type 0: go by the source alone. */
-	if (ctr_caps.type && FIELD_GET(CTRDATA_TYPE, data) != CTR_TYPE_INTERRUPT)
+	if (caps->type && FIELD_GET(CTRDATA_TYPE, data) != CTR_TYPE_INTERRUPT)
 		return false;
-	return src == cc->irq_pc || (!src && !(cc->ctl & mode));
+	return src == irq_pc || (!src && !(ctl & mode));
 }
 
 /*
- * Where the records of this overflow start. Stopped in software with
- * kernel recording on, the buffer also holds the trap that led here and
- * what the kernel did since: they end with the youngest interrupt taken
- * at the interrupted PC. If it is gone, the handler's records filled the
- * buffer: there are none.
+ * Where the records of an overflow start when it was stopped in software
+ * with kernel recording on (@ctl): the buffer also holds the trap that
+ * led to the handler and what the kernel did since, which end with the
+ * youngest interrupt taken at the interrupted PC, @irq_pc. Return the
+ * logical entry after it; if it is gone, the handler's records filled
+ * the buffer and there are none: return the depth.
  */
-static unsigned int ctr_first(const struct ctr_cpu *cc)
+VISIBLE_IF_KUNIT unsigned int riscv_ctr_after_irq(const struct riscv_ctr_caps *caps,
+						  u64 ctl, unsigned long irq_pc)
 {
 	unsigned int i;
 	u64 src;
 
-	if (!cc->stopped || !(cc->ctl & CTRCTL_S))
-		return 0;
-	for (i = 0; i < ctr_caps.entries; i++) {
+	for (i = 0; i < caps->entries; i++) {
 		ctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
 		src = ctr_csr_read(CSR_SIREG);
 		if (!(src & CTRSOURCE_VALID))
 			break;
-		if (ctr_irq_entry(cc, src, ctr_csr_read(CSR_SIREG3)))
+		if (ctr_irq_entry(caps, ctl, irq_pc, src,
+				  ctr_csr_read(CSR_SIREG3)))
 			return i + 1;
 	}
-	return ctr_caps.entries;
+	return caps->entries;
+}
+
+/* Where the records of this overflow start. */
+static unsigned int ctr_first(const struct ctr_cpu *cc)
+{
+	if (!cc->stopped || !(cc->ctl & CTRCTL_S))
+		return 0;
+	return riscv_ctr_after_irq(&ctr_caps, cc->ctl, cc->irq_pc);
 }
 
 /*

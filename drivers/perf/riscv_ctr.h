@@ -144,6 +144,8 @@ int riscv_ctr_check(const struct riscv_ctr_caps *caps, u64 branch_sample_type,
 u64 riscv_ctr_ctl(const struct riscv_ctr_caps *caps, u32 request);
 unsigned int riscv_ctr_read_entries(struct riscv_ctr_entry *raw,
 				    unsigned int max);
+unsigned int riscv_ctr_after_irq(const struct riscv_ctr_caps *caps, u64 ctl,
+				 unsigned long irq_pc);
 unsigned int riscv_ctr_save(struct riscv_ctr_entry *raw, u32 *status);
 void riscv_ctr_restore(const struct riscv_ctr_entry *raw, unsigned int nr,
 		       u32 status);

@@ -57,6 +57,10 @@ static unsigned int ctr_test_decode(const struct riscv_ctr_caps *caps,
 				    unsigned int nr, u32 request, u64 bst,
 				    struct perf_branch_entry *out,
 				    int *youngest);
+static unsigned int ctr_test_after_irq_on(bool type,
+					  const struct riscv_ctr_entry *raw,
+					  unsigned int nr, u64 ctl,
+					  unsigned long irq_pc);
 
 static int ctr_test_init(struct kunit *test)
 {
@@ -475,6 +479,55 @@ static void ctr_test_hw_idx(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 0, u | s), -1);
 }
 
+/*
+ * An overflow that arrived unfrozen, with kernel branches recorded: the
+ * handler's records end with the interrupt that led to it. Its source is
+ * the interrupted PC, or 0 when the interrupted mode was not recorded.
+ */
+static void ctr_test_after_irq(struct kunit *test)
+{
+	const u64 k = 0xffffffff80000000ULL, v = CTRSOURCE_VALID;
+	const unsigned long upc = 0x10200, kpc = k | 0x4000;
+	const u64 s_only = CTRCTL_S, both = CTRCTL_U | CTRCTL_S;
+	/* Youngest first: the handler, the interrupt, then the task's own. */
+	const struct riscv_ctr_entry from_user[] = {
+		{ k | 0x900 | v, k | 0x940, CTR_TYPE_DIRCALL },
+		{ k | 0x800 | v, k | 0x880, CTR_TYPE_BRANCH_T },
+		{ 0 | v, k | 0x100, CTR_TYPE_INTERRUPT },
+		{ k | 0x700 | v, 0, CTR_TYPE_TRAP_RETURN },
+		{ k | 0x600 | v, k | 0x640, CTR_TYPE_DIRCALL },
+	};
+	const struct riscv_ctr_entry at_pc[] = {
+		{ k | 0x900 | v, k | 0x940, CTR_TYPE_DIRCALL },
+		{ upc | v, k | 0x100, CTR_TYPE_INTERRUPT },
+		{ 0x10100 | v, upc, CTR_TYPE_BRANCH_T },
+	};
+	const struct riscv_ctr_entry in_kernel[] = {
+		{ k | 0x900 | v, k | 0x940, CTR_TYPE_DIRCALL },
+		{ kpc | v, k | 0x100, CTR_TYPE_INTERRUPT },
+		{ k | 0x3000 | v, kpc, CTR_TYPE_DIRJUMP },
+	};
+	const struct riscv_ctr_entry other_pc[] = {
+		{ k | 0x900 | v, k | 0x940, CTR_TYPE_DIRCALL },
+		{ 0x10300 | v, k | 0x100, CTR_TYPE_INTERRUPT },
+		{ 0x10100 | v, 0x10300, CTR_TYPE_BRANCH_T },
+	};
+
+	/* User space interrupted while only kernel branches are recorded. */
+	KUNIT_EXPECT_EQ(test, ctr_test_after_irq_on(true, from_user, 5, s_only, upc), 3);
+	/* Recording user space too, the interrupt's source is the PC. */
+	KUNIT_EXPECT_EQ(test, ctr_test_after_irq_on(true, at_pc, 3, both, upc), 2);
+	KUNIT_EXPECT_EQ(test, ctr_test_after_irq_on(true, from_user, 5, both, upc),
+			CTR_MAX_ENTRIES);
+	KUNIT_EXPECT_EQ(test, ctr_test_after_irq_on(true, in_kernel, 3, s_only, kpc), 2);
+	/* An interrupt taken elsewhere is not the one: none of them is kept. */
+	KUNIT_EXPECT_EQ(test, ctr_test_after_irq_on(true, other_pc, 3, both, upc),
+			CTR_MAX_ENTRIES);
+	/* Without TYPE the source alone decides. */
+	KUNIT_EXPECT_EQ(test, ctr_test_after_irq_on(false, from_user, 5, s_only, upc), 3);
+	KUNIT_EXPECT_EQ(test, ctr_test_after_irq_on(false, at_pc, 3, both, upc), 2);
+}
+
 static struct kunit_case ctr_decode_cases[] = {
 	KUNIT_CASE(ctr_test_request_all),
 	KUNIT_CASE(ctr_test_ctl),
@@ -483,6 +536,7 @@ static struct kunit_case ctr_decode_cases[] = {
 	KUNIT_CASE(ctr_test_types),
 	KUNIT_CASE(ctr_test_filter),
 	KUNIT_CASE(ctr_test_hw_idx),
+	KUNIT_CASE(ctr_test_after_irq),
 	{}
 };
 
@@ -742,6 +796,10 @@ static const struct ctr_model_hart ctr_model_harts[] = {
 	CTR_MODEL_HART("minimal", 0x01, 0, 0, 0, 0, 0, 1, 1),
 };
 
+/* A hart with every part but TYPE, for the tests outside the model suite. */
+static const struct ctr_model_hart ctr_model_no_type =
+	CTR_MODEL_HART("no_type", 0x1f, CTL_ALL, 0, 1, 1, 1, 1, 1);
+
 static void ctr_model_desc(const struct ctr_model_hart *h, char *desc)
 {
 	strscpy(desc, h->name, KUNIT_PARAM_DESC_SIZE);
@@ -868,6 +926,30 @@ static const struct riscv_ctr_csr_model ctr_model_ops = {
 };
 
 /*
+ * Stand the model of @hart in for the hart, holding @raw, raw[0] the
+ * youngest, at the deepest buffer; return the model it replaces.
+ */
+static const struct riscv_ctr_csr_model *
+ctr_test_load(const struct ctr_model_hart *hart,
+	      const struct riscv_ctr_entry *raw, unsigned int nr)
+{
+	const struct riscv_ctr_csr_model *saved = riscv_ctr_test_model;
+	unsigned int i;
+
+	memset(&ctr_model, 0, sizeof(ctr_model));
+	ctr_model.hart = hart;
+	ctr_model.depth = SCTRDEPTH_MAX;
+	ctr_model.status = nr & (CTR_MAX_ENTRIES - 1);
+	for (i = 0; i < nr; i++) {
+		ctr_model.e[(nr - 1 - i) & (CTR_MAX_ENTRIES - 1)] = raw[i];
+		ctr_model.e[(nr - 1 - i) & (CTR_MAX_ENTRIES - 1)].data =
+			ctr_model_data(raw[i].data);
+	}
+	WRITE_ONCE(riscv_ctr_test_model, &ctr_model_ops);
+	return saved;
+}
+
+/*
  * Decode @raw as a sample would read it from a hart with every part that
  * holds it, raw[0] the youngest, through the model.
  */
@@ -877,19 +959,31 @@ static unsigned int ctr_test_decode(const struct riscv_ctr_caps *caps,
 				    struct perf_branch_entry *out,
 				    int *youngest)
 {
-	const struct riscv_ctr_csr_model *saved = riscv_ctr_test_model;
-	unsigned int i, n;
+	const struct riscv_ctr_csr_model *saved;
+	unsigned int n;
 
-	memset(&ctr_model, 0, sizeof(ctr_model));
-	ctr_model.hart = &ctr_model_harts[0];
-	ctr_model.depth = SCTRDEPTH_MAX;
-	ctr_model.status = nr & (CTR_MAX_ENTRIES - 1);
-	for (i = 0; i < nr; i++)
-		ctr_model.e[(nr - 1 - i) & (CTR_MAX_ENTRIES - 1)] = raw[i];
-	WRITE_ONCE(riscv_ctr_test_model, &ctr_model_ops);
+	saved = ctr_test_load(&ctr_model_harts[0], raw, nr);
 	n = riscv_ctr_decode(caps, 0, caps->entries, request, bst, out, youngest);
 	WRITE_ONCE(riscv_ctr_test_model, saved);
 	return n;
+}
+
+/* Where an overflow's records start, on a full hart or one without TYPE. */
+static unsigned int ctr_test_after_irq_on(bool type,
+					  const struct riscv_ctr_entry *raw,
+					  unsigned int nr, u64 ctl,
+					  unsigned long irq_pc)
+{
+	struct riscv_ctr_caps caps = ctr_test_full;
+	const struct riscv_ctr_csr_model *saved;
+	unsigned int first;
+
+	caps.type = type;
+	saved = ctr_test_load(type ? &ctr_model_harts[0] : &ctr_model_no_type,
+			      raw, nr);
+	first = riscv_ctr_after_irq(&caps, ctl, irq_pc);
+	WRITE_ONCE(riscv_ctr_test_model, saved);
+	return first;
 }
 
 /* A transfer of the known workload. */

@@ -1249,10 +1249,11 @@ static int ctr_pm_notify(struct notifier_block *nb, unsigned long cmd,
 		if (!cc->ctl)
 			break;
 		ctr_csr_write(CSR_SCTRCTL, cc->ctl);
+		/* The reset wiped the buffer: it is the current task's. */
 		if (cc->ctl & CTRCTL_RASEMU)
 			ctr_restore_stack(cc, current);
 		else
-			ctr_start_afresh(cc);
+			ctr_set_owner(cc);
 		break;
 	}
 	return NOTIFY_OK;

@@ -767,9 +767,8 @@ struct ctr_model_hart {
 	bool csrs, window;	/* reachable from S-mode */
 };
 
-#define CTR_MODEL_CTL_ALL	(CTRCTL_RASEMU | CTRCTL_LCOFIFRZ |		\
-				 GENMASK_ULL(37, 33) | GENMASK_ULL(47, 40))
 #define CTR_MODEL_FILTERS	(GENMASK_ULL(37, 33) | GENMASK_ULL(47, 40))
+#define CTR_MODEL_CTL_ALL	(CTRCTL_RASEMU | CTRCTL_LCOFIFRZ | CTR_MODEL_FILTERS)
 #define CTL_ALL			CTR_MODEL_CTL_ALL
 
 /* Every field, for each hart: 1 has the part, 0 lacks it. */

@@ -157,6 +157,18 @@ if [ $kernel_ok = 1 ]; then
 				"$OUT/max-files/${f%%:*}.data" \
 				"perf record -a ${f#*:}" spin sled)
 		done
+		# Programs started through a shell and wrappers, two at one
+		# address, a PIE: perf-ctr aggregate per program against the
+		# recording's own COMM, FORK and MMAP2 events.
+		while read -r v rest; do
+			case $v in
+			PASS | FAIL | SKIP) record "$v" "perf-ctr $rest" ;;
+			*) echo "$v $rest" ;;
+			esac
+		done < <(python3 "$TOP/tools/perf-ctr/tests/attrib.py" \
+			"$OUT/max-files/mix.data" "$CTR_CACHE/guest-bin" \
+			"perf record -a -b, programs started by a shell" \
+			workload sled spin)
 	else
 		record FAIL "perf-ctr e2e: guest recordings (see out/check/e2e.log)"
 	fi

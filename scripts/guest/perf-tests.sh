@@ -169,7 +169,18 @@ if [ "$(param files)" = 1 ]; then
 		>/dev/null 2>&1
 	kill "$sp" "$sl"
 	wait "$sp" "$sl" 2>/dev/null
-	for f in u cs sys sysu; do
+	# perf record -a -b beside programs started the way users start
+	# them: a shell, wrappers that exec (taskset, env), two static
+	# programs linked at one address (workload, sled) and a PIE (spin)
+	# whose first sample comes after the shell's. The host replays the
+	# recording's own events to check that perf-ctr aggregate gives each
+	# program exactly its own processes' samples and records
+	# (tools/perf-ctr/tests/attrib.py).
+	perf record -q -a -C 1 -b -F 149 -o /tmp/mix.data -- taskset -c 1 \
+		sh -c '/ctr/workload 1500000 >/dev/null &
+		       timeout 3 /ctr/sled forever &
+		       exec env /ctr/spin 300000000' >/dev/null 2>&1
+	for f in u cs sys sysu mix; do
 		echo "ctr-file-begin $f.data"
 		base64 /tmp/$f.data
 		echo "ctr-file-end"

@@ -5,9 +5,10 @@
  * Each sample's records, youngest first, give branch counts (from -> to)
  * and fall-through ranges: the target of a record runs straight to the
  * source of the next younger record, which is the last instruction of
- * the range. Addresses are relocated through the MMAP/MMAP2 records of
- * the --binary (matched by build id, else by file name) to its link-time
- * addresses; everything else is counted and dropped. The counts live in
+ * the range. An address counts for the --binary (matched by build id,
+ * else by file name) only through a mapping of it by the sampled process
+ * at the sample's time (machine.c), and is relocated to its link-time
+ * address; everything else is counted and dropped. The counts live in
  * hash tables whose size follows the number of distinct ranges and
  * branches, never the number of records.
  */
@@ -22,33 +23,29 @@
 
 #include "perf-ctr.h"
 #include "afdo.h"
-
-#ifndef PERF_RECORD_MISC_MMAP_DATA
-#define PERF_RECORD_MISC_MMAP_DATA (1 << 13)
-#endif
+#include "machine.h"
 
 int afdo_verbose;
 
-struct rmap {
-	uint32_t pid;
-	uint64_t start, end;	/* runtime [start, end) */
-	uint64_t delta;		/* link-time = runtime + delta (mod 2^64) */
-};
-
 enum { MODE_UNDECIDED, MODE_MAPPED, MODE_IDENTITY };
+/* pc_dso.mark: what a file of the recording is to --binary. */
+enum { DSO_UNKNOWN, DSO_BINARY, DSO_OTHER, DSO_OTHER_BUILD };
 
 struct agg_ctx {
 	struct afdo_bin *bin;
 	struct afdo_agg g;
 	const char *bin_base;	/* file name part of --binary */
-	struct rmap *maps;
-	size_t nmaps, cmaps, last;
+	struct pc_machine mc;
 	int mode;
-	uint64_t mmaps_seen, mmaps_bin;
+	uint64_t maps_bin;
 	bool build_id_mismatch;
 	bool progress;
 	uint64_t file_size;
 	time_t last_progress;
+	/* what the kernel dropped, and samples whose filter gives no ranges */
+	uint64_t lost_records, lost_samples, throttled;
+	uint64_t samples_filtered;
+	uint64_t filter_seen;	/* branch_sample_type of one such event */
 	int oom;
 };
 
@@ -59,107 +56,107 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-static bool same_file(struct agg_ctx *c, const struct pc_mmap *m)
+/*
+ * Is file D of the recording the --binary? By build id when both have
+ * one, else by file name: the recording's paths are the target's own
+ * (/usr/bin/x), --binary is where a copy is on this host.
+ */
+static int classify(struct agg_ctx *c, const struct pc_dso *d)
 {
-	if (m->build_id_size && c->bin->build_id_size)
-		return m->build_id_size >= c->bin->build_id_size &&
-		       !memcmp(m->build_id, c->bin->build_id, c->bin->build_id_size);
-	return m->filename && !strcmp(base_name(m->filename), c->bin_base);
-}
+	bool same_name = !strcmp(base_name(d->name), c->bin_base);
 
-static int on_mmap(void *vc, const struct pc_mmap *m)
-{
-	struct agg_ctx *c = vc;
-	unsigned int i;
-
-	c->mmaps_seen++;
-	if ((m->misc & PERF_RECORD_MISC_MMAP_DATA) || !same_file(c, m))
-		return 0;
-	c->mmaps_bin++;
-	/* one entry per executable segment that this mapping covers */
-	for (i = 0; i < c->bin->nseg; i++) {
-		const struct afdo_seg *s = &c->bin->seg[i];
-		uint64_t lo, hi;
-
-		if (!(s->flags & 1 /* PF_X */))
-			continue;
-		lo = m->pgoff > s->offset ? m->pgoff : s->offset;
-		hi = m->pgoff + m->len < s->offset + s->filesz ?
-		     m->pgoff + m->len : s->offset + s->filesz;
-		if (lo >= hi)
-			continue;
-		if (c->nmaps == c->cmaps) {
-			size_t n = c->cmaps ? c->cmaps * 2 : 16;
-			struct rmap *v = realloc(c->maps, n * sizeof(*v));
-
-			if (!v) {
-				c->oom = 1;
-				return -1;
-			}
-			c->maps = v;
-			c->cmaps = n;
-		}
-		c->maps[c->nmaps].pid = m->pid;
-		c->maps[c->nmaps].start = m->start + (lo - m->pgoff);
-		c->maps[c->nmaps].end = m->start + (hi - m->pgoff);
-		c->maps[c->nmaps].delta = s->vaddr - s->offset + m->pgoff - m->start;
-		c->nmaps++;
+	if (d->build_id_size && c->bin->build_id_size) {
+		if (d->build_id_size >= c->bin->build_id_size &&
+		    !memcmp(d->build_id, c->bin->build_id, c->bin->build_id_size))
+			return DSO_BINARY;
+		return same_name ? DSO_OTHER_BUILD : DSO_OTHER;
 	}
-	return 0;
+	return same_name ? DSO_BINARY : DSO_OTHER;
 }
 
-static int on_build_id(void *vc, const struct pc_mmap *b)
+/* Once the side-band is in: which files are the binary, and the mode. */
+static void decide(struct agg_ctx *c)
 {
-	struct agg_ctx *c = vc;
+	struct pc_dso *d;
 
-	if (b->filename && !strcmp(base_name(b->filename), c->bin_base) &&
-	    b->build_id_size && c->bin->build_id_size &&
-	    memcmp(b->build_id, c->bin->build_id, c->bin->build_id_size))
-		c->build_id_mismatch = true;
-	return 0;
+	for (d = c->mc.dsos; d; d = d->next) {
+		d->mark = classify(c, d);
+		if (d->mark == DSO_BINARY)
+			c->maps_bin += pc_machine_count_maps(&c->mc, d);
+		else if (d->mark == DSO_OTHER_BUILD)
+			c->build_id_mismatch = true;
+	}
+	/*
+	 * Only a recording without any mapping (written by hand, or a brstack
+	 * text) is taken at the binary's link-time addresses.
+	 */
+	c->mode = c->maps_bin || c->mc.nr_mmaps ? MODE_MAPPED : MODE_IDENTITY;
+	if (c->mode == MODE_IDENTITY)
+		fprintf(stderr, "perf-ctr aggregate: warning: the recording maps no file: addresses are taken as %s's link-time addresses\n",
+			c->bin->path);
 }
 
-/* Runtime ADDR of process PID to a link-time address of the binary. */
-static inline bool reloc(struct agg_ctx *c, uint32_t pid, uint64_t addr,
-			 uint64_t *out)
+/*
+ * ADDR of process PID at TIME to a link-time address of the binary: only
+ * through a mapping of the binary by that process at that time.
+ */
+static inline bool reloc(struct agg_ctx *c, uint32_t pid, uint64_t time,
+			 uint64_t addr, uint64_t *out)
 {
-	const struct rmap *m;
-	size_t i;
+	const struct pc_map *m;
+	uint64_t off;
+	unsigned int i;
 
 	if (c->mode == MODE_IDENTITY) {
 		*out = addr;
 		return true;
 	}
-	if (!c->nmaps)
+	m = pc_machine_find(&c->mc, pid, time, addr);
+	if (!m || m->dso->mark != DSO_BINARY)
 		return false;
-	m = &c->maps[c->last];
-	if (m->pid == pid && addr - m->start < m->end - m->start) {
-		*out = addr + m->delta;
-		return true;
-	}
-	/*
-	 * Newest first: a later exec in the same pid wins. A mapping of
-	 * another process serves when PID has none (samples without
-	 * PERF_SAMPLE_TID, or threads whose mmaps were not recorded).
-	 */
-	size_t other = SIZE_MAX;
+	off = addr - m->start + m->pgoff;
+	for (i = 0; i < c->bin->nseg; i++) {
+		const struct afdo_seg *s = &c->bin->seg[i];
 
-	for (i = c->nmaps; i-- > 0;) {
-		m = &c->maps[i];
-		if (addr - m->start >= m->end - m->start)
-			continue;
-		if (m->pid == pid) {
-			c->last = i;
-			*out = addr + m->delta;
+		if ((s->flags & 1 /* PF_X */) && off - s->offset < s->filesz) {
+			*out = off - s->offset + s->vaddr;
 			return true;
 		}
-		if (other == SIZE_MAX)
-			other = i;
 	}
-	if (other == SIZE_MAX)
-		return false;
-	*out = addr + c->maps[other].delta;
-	return true;
+	return false;
+}
+
+static int on_lost(void *vc, const struct pc_lost *l)
+{
+	struct agg_ctx *c = vc;
+
+	switch (l->type) {
+	case PERF_RECORD_LOST:
+		c->lost_records += l->nr;
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		c->lost_samples += l->nr;
+		break;
+	case PERF_RECORD_THROTTLE:
+		c->throttled++;
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Fall-through ranges need every taken branch in order: -b or -j any
+ * (any privilege filter), not a type filter and not call-stack mode.
+ */
+static bool gives_ranges(const struct perf_event_attr *attr)
+{
+	uint64_t bst;
+
+	if (!attr)
+		return true;
+	bst = attr->branch_sample_type;
+	return (bst & PERF_SAMPLE_BRANCH_ANY) &&
+	       !(bst & PERF_SAMPLE_BRANCH_CALL_STACK);
 }
 
 static void progress(struct agg_ctx *c, const struct pc_sample *s)
@@ -183,20 +180,22 @@ static int on_sample(void *vc, const struct pc_sample *s)
 	struct agg_ctx *c = vc;
 	struct afdo_stats *st = &c->g.st;
 	const struct afdo_bin *b = c->bin;
-	uint64_t ip, prev_from = 0, i;
+	uint64_t ip, prev_from = 0, i, time = pc_sample_time(s);
 	bool prev_ok = false, prev_mapped = false;
-	uint32_t pid = s->pid;
+	uint32_t pid = pc_sample_pid(s);
 
-	if (c->mode == MODE_UNDECIDED) {
-		c->mode = c->nmaps ? MODE_MAPPED : MODE_IDENTITY;
-		if (c->mode == MODE_IDENTITY)
-			fprintf(stderr, "perf-ctr aggregate: warning: no mapping of %s before the first sample: addresses are taken as its link-time addresses\n",
-				c->bin->path);
+	if (c->mode == MODE_UNDECIDED)
+		decide(c);
+	if (s->attr && (s->attr->sample_type & PERF_SAMPLE_BRANCH_STACK) &&
+	    !gives_ranges(s->attr)) {
+		c->samples_filtered++;
+		c->filter_seen = s->attr->branch_sample_type;
+		return 0;
 	}
 	st->samples++;
 	if (c->progress && !(st->samples & 0xffff))
 		progress(c, s);
-	if (reloc(c, pid, s->ip, &ip) && afdo_text_at(b, ip)) {
+	if (reloc(c, pid, time, s->ip, &ip) && afdo_text_at(b, ip)) {
 		if (afdo_map_add(&c->g.addrs, ip, 0, 1))
 			goto oom;
 	} else {
@@ -209,8 +208,8 @@ static int on_sample(void *vc, const struct pc_sample *s)
 	st->records += s->nr;
 	for (i = 0; i < s->nr; i++) {
 		uint64_t from = 0, to = 0;
-		bool fm = reloc(c, pid, s->br[i].from, &from);
-		bool tm = reloc(c, pid, s->br[i].to, &to);
+		bool fm = reloc(c, pid, time, s->br[i].from, &from);
+		bool tm = reloc(c, pid, time, s->br[i].to, &to);
 		bool fok = fm && afdo_text_at(b, from);
 		bool tok = tm && afdo_text_at(b, to);
 
@@ -429,7 +428,10 @@ static void print_stats(const struct agg_ctx *c)
 		"perf-ctr aggregate: %llu samples (%llu outside %s, %llu with no records), %llu records\n"
 		"  branches: %llu, %llu unique, %llu with an end outside the binary's text\n"
 		"  ranges: %llu, %llu unique; rejected: %llu start after end, %llu outside the text or across sections, %llu misaligned, %llu unique across functions\n"
-		"  sample addresses: %llu unique; mappings: %llu seen, %llu of the binary\n"
+		"  sample addresses: %llu unique; mappings: %llu seen, %llu of the binary;"
+		" %llu processes, %llu forks, %llu execs\n"
+		"  dropped by the kernel: %llu records, %llu samples; throttled %llu times;"
+		" %llu samples of a filter that gives no ranges\n"
 		"  memory: %zu KiB of tables, %lu KiB anonymous resident\n",
 		(unsigned long long)st->samples, (unsigned long long)st->samples_other,
 		c->bin_base, (unsigned long long)st->empty_stacks,
@@ -442,7 +444,11 @@ static void print_stats(const struct agg_ctx *c)
 		(unsigned long long)st->ranges_misaligned,
 		(unsigned long long)st->ranges_cross_func,
 		(unsigned long long)c->g.addrs.used,
-		(unsigned long long)c->mmaps_seen, (unsigned long long)c->mmaps_bin,
+		(unsigned long long)c->mc.nr_mmaps, (unsigned long long)c->maps_bin,
+		(unsigned long long)c->mc.nr_procs, (unsigned long long)c->mc.nr_forks,
+		(unsigned long long)c->mc.nr_execs,
+		(unsigned long long)c->lost_records, (unsigned long long)c->lost_samples,
+		(unsigned long long)c->throttled, (unsigned long long)c->samples_filtered,
 		tables / 1024, rss_anon_kb());
 }
 
@@ -468,6 +474,7 @@ int cmd_aggregate(int argc, char **argv)
 	struct pc_error perr;
 	enum afdo_format fmt = AFDO_FMT_AUTOFDO_TEXT;
 	struct stat sb;
+	char *tmp = NULL;
 	FILE *out;
 	size_t i;
 	int o, rc;
@@ -520,6 +527,7 @@ int cmd_aggregate(int argc, char **argv)
 	}
 
 	memset(&c, 0, sizeof(c));
+	pc_machine_init(&c.mc);
 	c.bin = &bin;
 	c.bin_base = base_name(binary);
 	c.progress = isatty(2);
@@ -532,13 +540,12 @@ int cmd_aggregate(int argc, char **argv)
 	}
 	memset(&h, 0, sizeof(h));
 	h.sample = on_sample;
-	h.mmap = on_mmap;
-	h.build_id = on_build_id;
+	h.lost = on_lost;
 	memset(&perr, 0, sizeof(perr));
 	if (!strcmp(in_fmt, "brstack"))
 		rc = read_brstack_text(input, &c, &perr);
 	else
-		rc = pc_read_file(input, &h, &c, &perr);
+		rc = pc_machine_read(&c.mc, input, &h, &c, &perr);
 	if (c.progress && c.g.st.samples >= 0x10000)
 		fputc('\n', stderr);
 	if (c.oom) {
@@ -560,20 +567,38 @@ int cmd_aggregate(int argc, char **argv)
 	}
 	if (afdo_verbose)
 		print_stats(&c);
+	if (c.lost_records || c.lost_samples || c.throttled)
+		fprintf(stderr, "perf-ctr aggregate: warning: the kernel dropped %llu records and %llu samples and throttled sampling %llu times: hot code is undercounted (record with a longer period)\n",
+			(unsigned long long)c.lost_records,
+			(unsigned long long)c.lost_samples,
+			(unsigned long long)c.throttled);
+	if (c.samples_filtered) {
+		bool none = !c.g.st.samples;
+
+		fprintf(stderr, "perf-ctr aggregate: %s: %llu samples have branch filter 0x%llx: fall-through ranges need every taken branch (perf record -b or -j any)%s\n",
+			none ? "error" : "warning",
+			(unsigned long long)c.samples_filtered,
+			(unsigned long long)c.filter_seen,
+			none ? "" : "; left out");
+		if (none) {
+			rc = 1;
+			goto done;
+		}
+	}
 	if (c.build_id_mismatch)
 		fprintf(stderr, "perf-ctr aggregate: warning: %s has another build id in %s: the profile may not fit it\n",
 			binary, input);
 	if (!c.g.ranges.used && !c.g.addrs.used && !c.g.branches.used) {
 		fprintf(stderr, "perf-ctr aggregate: no sample of %s in %s (%llu samples, %llu mappings of it)\n",
 			binary, input, (unsigned long long)c.g.st.samples,
-			(unsigned long long)c.mmaps_bin);
+			(unsigned long long)c.maps_bin);
 		rc = 1;
 		goto done;
 	}
 
 	if (!output)
 		output = fmt == AFDO_FMT_GCOV ? "fbdata.afdo" : "-";
-	out = strcmp(output, "-") ? fopen(output, "wb") : stdout;
+	out = pc_output_open(output, &tmp);
 	if (!out) {
 		fprintf(stderr, "perf-ctr aggregate: %s: %s\n", output, strerror(errno));
 		rc = 1;
@@ -593,18 +618,17 @@ int cmd_aggregate(int argc, char **argv)
 			fprintf(stderr, "perf-ctr aggregate: %s\n", err);
 		break;
 	}
-	if (fflush(out) || ferror(out)) {
-		fprintf(stderr, "perf-ctr aggregate: %s: write error\n", output);
+	if (pc_output_close(out, output, tmp, rc == 0)) {
+		fprintf(stderr, "perf-ctr aggregate: %s: write error: %s\n", output,
+			strerror(errno));
 		rc = -1;
 	}
-	if (out != stdout)
-		fclose(out);
 	rc = rc ? 1 : 0;
 done:
 	afdo_map_free(&c.g.ranges);
 	afdo_map_free(&c.g.branches);
 	afdo_map_free(&c.g.addrs);
-	free(c.maps);
+	pc_machine_free(&c.mc);
 	afdo_bin_close(&bin);
 	return rc;
 }

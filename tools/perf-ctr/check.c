@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "perf-ctr.h"
-#include "symbols.h"
+#include "machine.h"
 
 enum { D_EMPTY, D_BACKWARD, D_OUTSIDE, D_DUP, NR_DIAG };
 
@@ -37,7 +37,7 @@ struct prev {
 };
 
 struct check {
-	struct pc_maps maps;
+	struct pc_machine mc;
 	uint64_t counts[NR_DIAG];
 	uint64_t samples, branch_samples, records;
 	unsigned long max_examples;
@@ -74,9 +74,10 @@ static struct prev *prev_of(struct check *c, const struct pc_sample *s)
 	return p;
 }
 
-static bool mapped(struct check *c, uint32_t pid, uint64_t addr)
+static bool mapped(struct check *c, const struct pc_sample *s, uint64_t addr)
 {
-	return !addr || pc_maps_find(&c->maps, pid, addr);
+	return !addr ||
+	       pc_machine_find(&c->mc, pc_sample_pid(s), pc_sample_time(s), addr);
 }
 
 static int on_sample(void *ctx, const struct pc_sample *s)
@@ -103,10 +104,10 @@ static int on_sample(void *ctx, const struct pc_sample *s)
 			example(c, D_BACKWARD, s, i + 1,
 				"range 0x%llx..0x%llx runs backwards",
 				s->br[i + 1].to, e->from);
-		if (c->has_maps && !mapped(c, s->pid, e->from))
+		if (c->has_maps && !mapped(c, s, e->from))
 			example(c, D_OUTSIDE, s, i, "source 0x%llx%.0llx is in no mapping",
 				e->from, 0);
-		if (c->has_maps && !mapped(c, s->pid, e->to))
+		if (c->has_maps && !mapped(c, s, e->to))
 			example(c, D_OUTSIDE, s, i, "target 0x%llx%.0llx is in no mapping",
 				e->to, 0);
 	}
@@ -127,8 +128,9 @@ static int on_mmap(void *ctx, const struct pc_mmap *m)
 {
 	struct check *c = ctx;
 
+	(void)m;
 	c->has_maps = true;
-	return pc_maps_add(&c->maps, m) ? -1 : 0;
+	return 0;
 }
 
 static void usage(FILE *f)
@@ -166,14 +168,15 @@ int cmd_check(int argc, char **argv)
 			return 2;
 		}
 	}
-	ret = pc_read_file(in, &h, &c, &err);
+	pc_machine_init(&c.mc);
+	ret = pc_machine_read(&c.mc, in, &h, &c, &err);
 	while (c.prevs) {
 		struct prev *n = c.prevs->next;
 
 		free(c.prevs);
 		c.prevs = n;
 	}
-	pc_maps_free(&c.maps);
+	pc_machine_free(&c.mc);
 	if (ret) {
 		pc_print_error(in, &err);
 		return 2;

@@ -19,5 +19,8 @@
 #ifndef PERF_SAMPLE_BRANCH_COUNTERS
 #define PERF_SAMPLE_BRANCH_COUNTERS	(1U << 19)
 #endif
+#ifndef PERF_RECORD_MISC_MMAP_DATA
+#define PERF_RECORD_MISC_MMAP_DATA	(1 << 13)
+#endif
 
 #endif

@@ -41,12 +41,34 @@ struct pc_mmap {
 	uint8_t build_id_size;
 	uint8_t build_id[20];
 	const char *filename;
+	/* Added with the machine model (machine.h). */
+	uint64_t time;			/* from the sample id; 0 if none */
+	uint32_t prot;			/* MMAP2's; PROT_EXEC for MMAP */
 };
 
 struct pc_comm {
 	uint64_t offset;
 	uint32_t pid, tid;
 	const char *comm;
+	uint64_t time;
+	bool exec;			/* PERF_RECORD_MISC_COMM_EXEC */
+};
+
+/* PERF_RECORD_FORK and PERF_RECORD_EXIT. */
+struct pc_task {
+	uint64_t offset, time;
+	uint32_t pid, ppid, tid, ptid;
+	bool exit;
+};
+
+/*
+ * What the kernel dropped: PERF_RECORD_LOST (NR records lost to a full
+ * ring buffer), PERF_RECORD_LOST_SAMPLES (NR samples), PERF_RECORD_THROTTLE
+ * and PERF_RECORD_UNTHROTTLE (NR 0) of the event with sample id ID.
+ */
+struct pc_lost {
+	uint64_t offset, time, id, nr;
+	uint32_t type;
 };
 
 /* A callback returns 0 to go on, anything else to stop the walk with it. */
@@ -59,6 +81,11 @@ struct pc_handlers {
 		    const uint64_t *ids, size_t nr_ids);
 	/* Optional: each entry of the HEADER_BUILD_ID feature, after the data. */
 	int (*build_id)(void *ctx, const struct pc_mmap *b);
+	/* Optional, added with the machine model. */
+	int (*task)(void *ctx, const struct pc_task *t);
+	int (*lost)(void *ctx, const struct pc_lost *l);
+	/* Optional: once at the end of a walk that found no error. */
+	int (*end)(void *ctx);
 };
 
 /* What went wrong, and where: printed as "FILE: offset 0x...: message". */
@@ -85,6 +112,14 @@ const char *pc_branch_type_name(const struct perf_branch_entry *e);
 /* pc_read_file() on a buffer already in memory (8-byte aligned). */
 int pc_read_buffer(const void *buf, size_t len, const struct pc_handlers *h,
 		   void *ctx, struct pc_error *err);
+
+/*
+ * pc_read_file() N times over one mapping of FILE (a pipe is read once):
+ * pass I calls H[I] with CTX[I]. Stops at the first non-zero return.
+ */
+int pc_read_file_passes(const char *file, unsigned int n,
+			const struct pc_handlers *const *h, void *const *ctx,
+			struct pc_error *err);
 
 /* Fill ERR: printf-style message about file offset OFF. Returns -1. */
 int pc_err(struct pc_error *err, uint64_t off, const char *fmt, ...)
@@ -122,6 +157,16 @@ int pc_writer_raw(struct pc_writer *w, const void *rec, size_t size);
 int pc_writer_build_id(struct pc_writer *w, const struct pc_mmap *m);
 int pc_writer_close(struct pc_writer *w);
 uint64_t pc_writer_nr_samples(const struct pc_writer *w);
+
+/*
+ * Output files: pc_output_open() gives stdout for "-", else a temporary
+ * file beside PATH (*TMP, for pc_output_close()). pc_output_close()
+ * renames it to PATH when KEEP and everything was written, else removes
+ * it; -1 with errno on a write error.
+ */
+#include <stdio.h>
+FILE *pc_output_open(const char *path, char **tmp);
+int pc_output_close(FILE *f, const char *path, char *tmp, bool keep);
 
 /* Print ERR as "FILE: offset 0x...: what" on stderr. */
 void pc_print_error(const char *file, const struct pc_error *err);

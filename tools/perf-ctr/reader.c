@@ -377,6 +377,38 @@ static ssize_t str_in(const uint8_t *p, const uint8_t *end)
 	return z ? z - p : -1;
 }
 
+/*
+ * The time in the sample id a non-sample record ends with (attr
+ * sample_id_all): its fields are, from the end, IDENTIFIER, CPU,
+ * STREAM_ID, ID, TIME, TID. 0 when the record has none.
+ */
+static uint64_t sid_time(struct rd *r, const uint8_t *rec, size_t fixed)
+{
+	const struct perf_event_header *hdr = (const void *)rec;
+	const uint64_t *p = (const uint64_t *)(rec + (hdr->size & ~7u));
+	const uint64_t *lo = (const uint64_t *)(rec + ((fixed + 7) & ~(size_t)7));
+	const struct rd_event *ev;
+	uint64_t st;
+
+	if (!r->nr_evs)
+		return 0;
+	ev = &r->evs[0];
+	st = ev->attr.sample_type;
+	if ((st & PERF_SAMPLE_IDENTIFIER) && r->nr_evs > 1) {
+		if (p - 1 < lo)
+			return 0;
+		ev = event_of(r, p[-1]);
+		if (!ev)
+			return 0;
+		st = ev->attr.sample_type;
+	}
+	if (!ev->attr.sample_id_all || !(st & PERF_SAMPLE_TIME))
+		return 0;
+	p -= !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_CPU) +
+	     !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_ID) + 1;
+	return p >= lo ? *p : 0;
+}
+
 static int parse_mmap(struct rd *r, const uint8_t *rec, uint64_t off, bool v2)
 {
 	const struct perf_event_header *hdr = (const void *)rec;
@@ -405,12 +437,17 @@ static int parse_mmap(struct rd *r, const uint8_t *rec, uint64_t off, bool v2)
 					      m.build_id_size);
 			memcpy(m.build_id, p + 4, m.build_id_size);
 		}
-		p += 24 + 8;	/* maj/min/ino/gen or build id; prot, flags */
+		p += 24;	/* maj/min/ino/gen or build id */
+		memcpy(&m.prot, p, 4);
+		p += 8;		/* prot, flags */
+	} else {
+		m.prot = hdr->misc & PERF_RECORD_MISC_MMAP_DATA ? 1 : 5;
 	}
 	if (str_in(p, end) < 0)
 		return pc_err(r->err, off + (p - rec),
 			      "file name not terminated inside the record");
 	m.filename = (const char *)p;
+	m.time = sid_time(r, rec, (p - rec) + strlen(m.filename) + 1);
 	return r->h->mmap ? r->h->mmap(r->ctx, &m) : 0;
 }
 
@@ -430,7 +467,62 @@ static int parse_comm(struct rd *r, const uint8_t *rec, uint64_t off)
 		return pc_err(r->err, off + 16,
 			      "command name not terminated inside the record");
 	c.comm = (const char *)rec + 16;
+	c.exec = hdr->misc & PERF_RECORD_MISC_COMM_EXEC;
+	c.time = sid_time(r, rec, 16 + strlen(c.comm) + 1);
 	return r->h->comm ? r->h->comm(r->ctx, &c) : 0;
+}
+
+/* FORK and EXIT: pid, ppid, tid, ptid, time. */
+static int parse_task(struct rd *r, const uint8_t *rec, uint64_t off)
+{
+	const struct perf_event_header *hdr = (const void *)rec;
+	struct pc_task t;
+
+	if (hdr->size < 32)
+		return pc_err(r->err, off, "%s record of %u bytes is too short",
+			      hdr->type == PERF_RECORD_FORK ? "FORK" : "EXIT",
+			      hdr->size);
+	memset(&t, 0, sizeof(t));
+	t.offset = off;
+	t.exit = hdr->type == PERF_RECORD_EXIT;
+	memcpy(&t.pid, rec + 8, 4);
+	memcpy(&t.ppid, rec + 12, 4);
+	memcpy(&t.tid, rec + 16, 4);
+	memcpy(&t.ptid, rec + 20, 4);
+	t.time = get64(rec + 24);
+	return r->h->task ? r->h->task(r->ctx, &t) : 0;
+}
+
+/* LOST (id, lost), LOST_SAMPLES (lost), THROTTLE/UNTHROTTLE (time, id). */
+static int parse_lost(struct rd *r, const uint8_t *rec, uint64_t off)
+{
+	const struct perf_event_header *hdr = (const void *)rec;
+	struct pc_lost l;
+	size_t need = hdr->type == PERF_RECORD_LOST_SAMPLES ? 16 :
+		      hdr->type == PERF_RECORD_LOST ? 24 : 32;
+
+	if (hdr->size < need)
+		return pc_err(r->err, off, "record of type %u and %u bytes is too short",
+			      hdr->type, hdr->size);
+	memset(&l, 0, sizeof(l));
+	l.offset = off;
+	l.type = hdr->type;
+	switch (hdr->type) {
+	case PERF_RECORD_LOST:
+		l.id = get64(rec + 8);
+		l.nr = get64(rec + 16);
+		l.time = sid_time(r, rec, 24);
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		l.nr = get64(rec + 8);
+		l.time = sid_time(r, rec, 16);
+		break;
+	default:
+		l.time = get64(rec + 8);
+		l.id = get64(rec + 16);
+		break;
+	}
+	return r->h->lost ? r->h->lost(r->ctx, &l) : 0;
 }
 
 /*
@@ -570,6 +662,16 @@ static int walk(struct rd *r, uint64_t start, uint64_t size, bool pipe)
 			break;
 		case PERF_RECORD_COMM:
 			ret = parse_comm(r, rec, off);
+			break;
+		case PERF_RECORD_FORK:
+		case PERF_RECORD_EXIT:
+			ret = parse_task(r, rec, off);
+			break;
+		case PERF_RECORD_LOST:
+		case PERF_RECORD_LOST_SAMPLES:
+		case PERF_RECORD_THROTTLE:
+		case PERF_RECORD_UNTHROTTLE:
+			ret = parse_lost(r, rec, off);
 			break;
 		case REC_HEADER_ATTR:
 			ret = pipe ? parse_header_attr(r, rec, off) : 0;
@@ -741,6 +843,8 @@ static int read_buffer(const void *buf, size_t len, bool mapped,
 		return pc_err(err, 0, "out of memory");
 	ret = get64(r.buf + 8) == PIPE_HEADER_SIZE ? read_pipe(&r)
 						   : read_file_mode(&r);
+	if (!ret && h->end)
+		ret = h->end(ctx);
 	free(r.scratch);
 	free(r.evs);
 	free(r.ids);
@@ -791,13 +895,16 @@ static int slurp(int fd, uint8_t **out, size_t *len)
 	return 0;
 }
 
-int pc_read_file(const char *file, const struct pc_handlers *h, void *ctx,
-		 struct pc_error *err)
+/* Walk FILE once per handler set: the file is mapped or read only once. */
+int pc_read_file_passes(const char *file, unsigned int n,
+			const struct pc_handlers *const *h, void *const *ctx,
+			struct pc_error *err)
 {
 	struct stat st;
 	uint8_t *buf;
 	size_t len;
-	int fd, ret;
+	unsigned int i;
+	int fd, ret = 0;
 
 	fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : 0;
 	if (fd < 0)
@@ -817,20 +924,29 @@ int pc_read_file(const char *file, const struct pc_handlers *h, void *ctx,
 			ret = pc_err(err, 0, "cannot map: %s", strerror(errno));
 			goto out;
 		}
-		madvise(buf, len, MADV_SEQUENTIAL);
-		madvise(buf, len, MADV_WILLNEED);
-		ret = read_buffer(buf, len, true, h, ctx, err);
+		for (i = 0; i < n && !ret; i++) {
+			madvise(buf, len, MADV_SEQUENTIAL);
+			madvise(buf, len, MADV_WILLNEED);
+			ret = read_buffer(buf, len, true, h[i], ctx[i], err);
+		}
 		munmap(buf, len);
 	} else {
 		if (slurp(fd, &buf, &len) < 0) {
 			ret = pc_err(err, 0, "cannot read: %s", strerror(errno));
 			goto out;
 		}
-		ret = pc_read_buffer(buf, len, h, ctx, err);
+		for (i = 0; i < n && !ret; i++)
+			ret = pc_read_buffer(buf, len, h[i], ctx[i], err);
 		free(buf);
 	}
 out:
 	if (fd > 0)
 		close(fd);
 	return ret;
+}
+
+int pc_read_file(const char *file, const struct pc_handlers *h, void *ctx,
+		 struct pc_error *err)
+{
+	return pc_read_file_passes(file, 1, &h, &ctx, err);
 }

@@ -16,11 +16,18 @@
 #include <unistd.h>
 
 #include "perf-ctr.h"
-#include "symbols.h"
+#include "machine.h"
 #include "dwarf-info.h"
 
+/*
+ * An edge is counted per (from, to, file mapped at from in the sampled
+ * process): two processes running different files at the same addresses
+ * keep apart. The pid and time of its first sample name it.
+ */
 struct edge {
 	uint64_t from, to;	/* from == 0 && to == 0: empty slot */
+	const void *key;
+	uint64_t time;
 	uint32_t pid;
 	uint8_t type, new_type, mixed;
 	uint64_t count, mispred, cyc_sum, cyc_n;
@@ -41,7 +48,7 @@ struct folded {
 enum sort_key { S_COUNT, S_MISPRED, S_CYCLES };
 
 struct report {
-	struct pc_maps maps;
+	struct pc_machine mc;
 	struct edge *edges;
 	size_t nr_edges, cap_edges;	/* cap: a power of two */
 	bool zero_edge_used;
@@ -64,9 +71,10 @@ struct report {
 	size_t nr_ips, cap_ips;
 };
 
-static uint64_t mix(uint64_t a, uint64_t b)
+static uint64_t mix(uint64_t a, uint64_t b, const void *key)
 {
-	uint64_t h = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL);
+	uint64_t h = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL) ^
+		     (uintptr_t)key;
 
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ULL;
@@ -75,7 +83,7 @@ static uint64_t mix(uint64_t a, uint64_t b)
 
 /* Open addressing on (from, to); grows at 50% load. */
 static struct edge *table_get(struct edge **tab, size_t *nr, size_t *cap,
-			      uint64_t from, uint64_t to)
+			      uint64_t from, uint64_t to, const void *key)
 {
 	size_t i;
 
@@ -90,7 +98,8 @@ static struct edge *table_get(struct edge **tab, size_t *nr, size_t *cap,
 
 			if (!e->from && !e->to)
 				continue;
-			for (i = mix(e->from, e->to) & (ncap - 1); nt[i].from || nt[i].to;
+			for (i = mix(e->from, e->to, e->key) & (ncap - 1);
+			     nt[i].from || nt[i].to;
 			     i = (i + 1) & (ncap - 1))
 				;
 			nt[i] = *e;
@@ -99,28 +108,30 @@ static struct edge *table_get(struct edge **tab, size_t *nr, size_t *cap,
 		*tab = nt;
 		*cap = ncap;
 	}
-	for (i = mix(from, to) & (*cap - 1);; i = (i + 1) & (*cap - 1)) {
+	for (i = mix(from, to, key) & (*cap - 1);; i = (i + 1) & (*cap - 1)) {
 		struct edge *e = &(*tab)[i];
 
-		if (e->from == from && e->to == to)
+		if (e->from == from && e->to == to && e->key == key)
 			return e;
 		if (!e->from && !e->to) {
 			e->from = from;
 			e->to = to;
+			e->key = key;
 			(*nr)++;
 			return e;
 		}
 	}
 }
 
-static struct edge *edge_get(struct report *r, uint64_t from, uint64_t to)
+static struct edge *edge_get(struct report *r, uint64_t from, uint64_t to,
+			     const void *key)
 {
 	/* (0, 0) marks empty slots: keep that edge aside. */
 	if (!from && !to) {
 		r->zero_edge_used = true;
 		return &r->zero_edge;
 	}
-	return table_get(&r->edges, &r->nr_edges, &r->cap_edges, from, to);
+	return table_get(&r->edges, &r->nr_edges, &r->cap_edges, from, to, key);
 }
 
 static const char *comm_of(struct report *r, uint32_t pid)
@@ -154,20 +165,13 @@ static int on_comm(void *ctx, const struct pc_comm *c)
 	return 0;
 }
 
-static int on_mmap(void *ctx, const struct pc_mmap *m)
-{
-	struct report *r = ctx;
-
-	return pc_maps_add(&r->maps, m) ? -1 : 0;
-}
-
 /* "sym" or "[dso]" or "[unknown]": a folded frame. */
-static void frame_name(struct report *r, uint32_t pid, uint64_t addr, char *buf,
-		       size_t len)
+static void frame_name(struct report *r, const struct pc_sample *s,
+		       uint64_t addr, char *buf, size_t len)
 {
 	struct pc_loc l;
 
-	if (!pc_resolve(&r->maps, pid, addr, &l))
+	if (!pc_resolve(&r->mc, pc_sample_pid(s), pc_sample_time(s), addr, &l))
 		snprintf(buf, len, "[unknown]");
 	else if (l.sym)
 		snprintf(buf, len, "%s", l.sym->name);
@@ -256,7 +260,7 @@ static int fold_sample(struct report *r, const struct pc_sample *s)
 	len = snprintf(buf, sizeof(buf), "%s", comm_of(r, s->pid));
 	/* frames[] is innermost first; folded stacks are outermost first. */
 	while (n-- > 0 && len < sizeof(buf) - 1) {
-		frame_name(r, s->pid, frames[n], name, sizeof(name));
+		frame_name(r, s, frames[n], name, sizeof(name));
 		len += snprintf(buf + len, sizeof(buf) - len, ";%s", name);
 	}
 	return fold_add(r, buf);
@@ -273,16 +277,24 @@ static void progress(struct report *r, const struct pc_sample *s)
 static int on_sample(void *ctx, const struct pc_sample *s)
 {
 	struct report *r = ctx;
-	uint64_t i;
+	const struct pc_map *m;
+	uint64_t i, time;
 	struct edge *ip;
+	uint32_t pid;
 
 	r->samples++;
 	progress(r, s);
 	if (r->folded)
 		return fold_sample(r, s);
-	ip = table_get(&r->ips, &r->nr_ips, &r->cap_ips, s->ip | 1, s->pid);
+	pid = pc_sample_pid(s);
+	time = pc_sample_time(s);
+	m = pc_machine_find(&r->mc, pid, time, s->ip);
+	ip = table_get(&r->ips, &r->nr_ips, &r->cap_ips, s->ip | 1, pid,
+		       m ? m->dso : NULL);
 	if (!ip)
 		return -1;
+	if (!ip->count)
+		ip->time = time;
 	ip->count++;
 	if (!(s->attr->sample_type & PERF_SAMPLE_BRANCH_STACK))
 		return 0;
@@ -294,12 +306,15 @@ static int on_sample(void *ctx, const struct pc_sample *s)
 		r->has_cycles = true;
 	for (i = 0; i < s->nr; i++) {
 		const struct perf_branch_entry *b = &s->br[i];
-		struct edge *e = edge_get(r, b->from, b->to);
+		struct edge *e;
 
+		m = pc_machine_find(&r->mc, pid, time, b->from);
+		e = edge_get(r, b->from, b->to, m ? m->dso : NULL);
 		if (!e)
 			return -1;
 		if (!e->count) {
-			e->pid = s->pid;
+			e->pid = pid;
+			e->time = time;
 			e->type = b->type;
 			e->new_type = b->new_type;
 		} else if (e->type != b->type || e->new_type != b->new_type) {
@@ -353,14 +368,14 @@ static int cmp_func(const void *a, const void *b)
 }
 
 /* An address as "sym+0xoff", "dso+0xvaddr" or "0xaddr". */
-static void addr_name(struct report *r, uint32_t pid, uint64_t addr, char *buf,
-		      size_t len, struct pc_srcinfo *si)
+static void addr_name(struct report *r, const struct edge *e, uint64_t addr,
+		      char *buf, size_t len, struct pc_srcinfo *si)
 {
 	struct pc_loc l;
 	const char *base;
 
 	memset(si, 0, sizeof(*si));
-	if (!pc_resolve(&r->maps, pid, addr, &l)) {
+	if (!pc_resolve(&r->mc, e->pid, e->time, addr, &l)) {
 		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
 		return;
 	}
@@ -454,7 +469,7 @@ static struct func *build_funcs(struct report *r, size_t *nr)
 
 			if (!e->count)
 				continue;
-			if (pc_resolve(&r->maps, pid, addr, &l) && l.sym) {
+			if (pc_resolve(&r->mc, pid, e->time, addr, &l) && l.sym) {
 				name = l.sym->name;
 				start = l.sym->start;
 			} else if (l.map) {
@@ -532,8 +547,8 @@ static void print_report(struct report *r, size_t limit, bool json)
 		       (unsigned long long)r->records, (unsigned long long)r->mispred,
 		       (unsigned long long)r->cyc_records);
 		for (i = 0; i < n && i < limit; i++) {
-			addr_name(r, es[i].pid, es[i].from, from, sizeof(from), &a);
-			addr_name(r, es[i].pid, es[i].to, to, sizeof(to), &b);
+			addr_name(r, &es[i], es[i].from, from, sizeof(from), &a);
+			addr_name(r, &es[i], es[i].to, to, sizeof(to), &b);
 			printf("%s\n  {\"from\": \"0x%llx\", \"to\": \"0x%llx\", \"count\": %llu, "
 			       "\"mispredicted\": %llu, \"cycles_avg\": %.1f, \"type\": ",
 			       i ? "," : "", (unsigned long long)es[i].from,
@@ -580,8 +595,8 @@ static void print_report(struct report *r, size_t limit, bool json)
 	printf("# %10s %7s %6s %7s  %-13s %s\n", "count", "%", "misp%", "cycles",
 	       "type", "from -> to");
 	for (i = 0; i < n && i < limit; i++) {
-		addr_name(r, es[i].pid, es[i].from, from, sizeof(from), &a);
-		addr_name(r, es[i].pid, es[i].to, to, sizeof(to), &b);
+		addr_name(r, &es[i], es[i].from, from, sizeof(from), &a);
+		addr_name(r, &es[i], es[i].to, to, sizeof(to), &b);
 		src_text(&a, sf, sizeof(sf));
 		src_text(&b, st, sizeof(st));
 		printf("  %10llu %6.2f%% %5.1f%% %7.1f  %-13s %s%s%s%s -> %s%s%s%s\n",
@@ -656,7 +671,7 @@ int cmd_report(int argc, char **argv)
 {
 	const char *in = "perf.data";
 	struct report r;
-	struct pc_handlers h = { .sample = on_sample, .mmap = on_mmap, .comm = on_comm };
+	struct pc_handlers h = { .sample = on_sample, .comm = on_comm };
 	struct pc_error err = { 0 };
 	size_t limit = 20, i;
 	bool json = false;
@@ -703,7 +718,8 @@ int cmd_report(int argc, char **argv)
 	r.progress = isatty(2);
 	if (strcmp(in, "-") && !stat(in, &st))
 		r.file_size = st.st_size;
-	ret = pc_read_file(in, &h, &r, &err);
+	pc_machine_init(&r.mc);
+	ret = pc_machine_read(&r.mc, in, &h, &r, &err);
 	if (r.progress && r.samples > 0xffff)
 		fprintf(stderr, "\r%30s\r", "");
 	if (!ret) {
@@ -723,6 +739,6 @@ int cmd_report(int argc, char **argv)
 	free(r.comm_pids);
 	free(r.edges);
 	free(r.ips);
-	pc_maps_free(&r.maps);
+	pc_machine_free(&r.mc);
 	return ret ? 1 : 0;
 }

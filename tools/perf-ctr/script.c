@@ -9,14 +9,14 @@
 #include <string.h>
 
 #include "perf-ctr.h"
-#include "symbols.h"
+#include "machine.h"
 
 enum { F_IP = 1, F_BRSTACK = 2, F_BRSTACKSYM = 4, F_SYM = 8 };
 
 struct script {
 	unsigned int fields;
 	bool no_spec;
-	struct pc_maps maps;
+	struct pc_machine mc;
 	FILE *out;
 };
 
@@ -38,11 +38,12 @@ static void put_flags(FILE *f, const struct perf_branch_entry *e, bool no_spec)
 }
 
 /* perf's "sym+0xoff", or "[unknown]". */
-static void put_sym(struct script *sc, uint32_t pid, uint64_t addr)
+static void put_sym(struct script *sc, const struct pc_sample *s, uint64_t addr)
 {
 	struct pc_loc l;
 
-	if (pc_resolve(&sc->maps, pid, addr, &l) && l.sym)
+	if (pc_resolve(&sc->mc, pc_sample_pid(s), pc_sample_time(s), addr, &l) &&
+	    l.sym)
 		fprintf(sc->out, "%s+0x%llx", l.sym->name,
 			(unsigned long long)(l.vaddr - l.sym->start));
 	else
@@ -62,7 +63,7 @@ static int on_sample(void *ctx, const struct pc_sample *s)
 		fprintf(f, "%16llx", (unsigned long long)s->ip);
 	if (sc->fields & F_SYM) {
 		fputc(' ', f);
-		put_sym(sc, s->pid, s->ip);
+		put_sym(sc, s, s->ip);
 	}
 	for (i = 0; i < s->nr; i++) {
 		const struct perf_branch_entry *e = &s->br[i];
@@ -72,9 +73,9 @@ static int on_sample(void *ctx, const struct pc_sample *s)
 				(unsigned long long)e->to);
 		} else if (sc->fields & F_BRSTACKSYM) {
 			/* perf puts no space before a brstacksym record. */
-			put_sym(sc, s->pid, e->from);
+			put_sym(sc, s, e->from);
 			fputc('/', f);
-			put_sym(sc, s->pid, e->to);
+			put_sym(sc, s, e->to);
 		} else {
 			continue;
 		}
@@ -82,13 +83,6 @@ static int on_sample(void *ctx, const struct pc_sample *s)
 	}
 	fputc('\n', f);
 	return 0;
-}
-
-static int on_mmap(void *ctx, const struct pc_mmap *m)
-{
-	struct script *sc = ctx;
-
-	return pc_maps_add(&sc->maps, m) ? -1 : 0;
 }
 
 static void usage(FILE *f)
@@ -133,7 +127,7 @@ int cmd_script(int argc, char **argv)
 {
 	const char *in = "perf.data";
 	struct script sc = { .fields = F_BRSTACK, .out = stdout };
-	struct pc_handlers h = { .sample = on_sample, .mmap = on_mmap };
+	struct pc_handlers h = { .sample = on_sample };
 	struct pc_error err = { 0 };
 	static char obuf[1 << 20];
 	int i, ret;
@@ -155,9 +149,10 @@ int cmd_script(int argc, char **argv)
 		}
 	}
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	ret = pc_read_file(in, &h, &sc, &err);
+	pc_machine_init(&sc.mc);
+	ret = pc_machine_read(&sc.mc, in, &h, &sc, &err);
 	fflush(stdout);
-	pc_maps_free(&sc.maps);
+	pc_machine_free(&sc.mc);
 	if (ret) {
 		pc_print_error(in, &err);
 		return 1;

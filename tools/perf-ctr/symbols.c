@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf-ctr: address spaces (from MMAP/MMAP2 records) and ELF symbols.
+ * perf-ctr: the files a recording maps (DSOs) and their ELF symbols.
  *
- * Maps are kept per pid. A sample whose pid has no map at all (a child
- * that forked without exec: perf-ctr does not follow FORK records) looks
- * in every pid's maps. Symbols come from .symtab, else .dynsym, of the
- * mapped file under --symfs, loaded once per file.
+ * Symbols come from .symtab, else .dynsym, of the mapped file under
+ * --symfs, loaded once per file on first use. machine.c maps addresses
+ * to a DSO and a file offset.
  */
 #include <fcntl.h>
 #ifndef PC_NO_ELF
@@ -19,125 +18,15 @@
 #include "perf-ctr.h"
 #include "symbols.h"
 
-static int cmp_map(const void *a, const void *b)
+struct pc_dso *pc_dso_new(const char *name)
 {
-	const struct pc_map *x = a, *y = b;
+	struct pc_dso *d = calloc(1, sizeof(*d) + strlen(name) + 1);
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	/* Same start: the later record replaces the earlier one. */
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static struct pc_dso *dso_get(struct pc_maps *ms, const char *name)
-{
-	struct pc_dso *d;
-
-	for (d = ms->dsos; d; d = d->next)
-		if (!strcmp(d->name, name))
-			return d;
-	d = calloc(1, sizeof(*d) + strlen(name) + 1);
-	if (!d)
-		return NULL;
-	strcpy(d->name, name);
-	d->next = ms->dsos;
-	ms->dsos = d;
+	if (d) {
+		strcpy(d->name, name);
+		d->fd = -1;
+	}
 	return d;
-}
-
-int pc_maps_add(struct pc_maps *ms, const struct pc_mmap *m)
-{
-	struct pc_map *e;
-
-	if (ms->nr == ms->cap) {
-		size_t cap = ms->cap ? ms->cap * 2 : 64;
-		void *p = realloc(ms->maps, cap * sizeof(*ms->maps));
-
-		if (!p)
-			return -1;
-		ms->maps = p;
-		ms->cap = cap;
-	}
-	e = &ms->maps[ms->nr];
-	memset(e, 0, sizeof(*e));
-	e->pid = m->pid;
-	e->start = m->start;
-	e->end = m->start + m->len;
-	e->pgoff = m->pgoff;
-	e->seq = ms->nr;
-	e->dso = dso_get(ms, m->filename);
-	if (!e->dso)
-		return -1;
-	if (m->build_id_size && !e->dso->build_id_size) {
-		memcpy(e->dso->build_id, m->build_id, m->build_id_size);
-		e->dso->build_id_size = m->build_id_size;
-	}
-	ms->nr++;
-	ms->sorted = false;
-	return 0;
-}
-
-static const struct pc_map *find_in(const struct pc_maps *ms, size_t lo,
-				    size_t hi, uint64_t addr)
-{
-	const struct pc_map *best = NULL;
-
-	/* Last map of the range that starts at or below ADDR. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ms->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo) {
-		best = &ms->maps[lo - 1];
-		if (addr >= best->end)
-			best = NULL;
-	}
-	return best;
-}
-
-const struct pc_map *pc_maps_find(struct pc_maps *ms, uint32_t pid, uint64_t addr)
-{
-	size_t lo = 0, hi, i;
-	const struct pc_map *m;
-
-	if (!ms->nr)
-		return NULL;
-	if (!ms->sorted) {
-		qsort(ms->maps, ms->nr, sizeof(*ms->maps), cmp_map);
-		ms->sorted = true;
-	}
-	/* The pid's run of maps. */
-	hi = ms->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ms->maps[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (hi = lo; hi < ms->nr && ms->maps[hi].pid == pid; hi++)
-		;
-	if (hi > lo) {
-		m = find_in(ms, lo, hi, addr);
-		if (m)
-			return m;
-		/* The kernel's maps belong to pid -1. */
-		if (pid != (uint32_t)-1)
-			return pc_maps_find(ms, (uint32_t)-1, addr);
-		return NULL;
-	}
-	/* No map for this pid: any process's. */
-	for (i = 0; i < ms->nr; i++)
-		if (addr >= ms->maps[i].start && addr < ms->maps[i].end)
-			return &ms->maps[i];
-	return NULL;
 }
 
 #ifndef PC_NO_ELF
@@ -276,10 +165,8 @@ static void dso_load(struct pc_dso *d)
 }
 #endif
 
-uint64_t pc_map_to_dso(const struct pc_map *m, uint64_t addr)
+uint64_t pc_dso_vaddr(struct pc_dso *d, uint64_t off)
 {
-	struct pc_dso *d = m->dso;
-	uint64_t off = addr - m->start + m->pgoff;
 	int i;
 
 	if (!d->loaded)
@@ -310,19 +197,6 @@ const struct pc_sym *pc_dso_sym(struct pc_dso *d, uint64_t vaddr)
 	if (lo && vaddr < d->syms[lo - 1].end)
 		return &d->syms[lo - 1];
 	return NULL;
-}
-
-bool pc_resolve(struct pc_maps *ms, uint32_t pid, uint64_t addr,
-		struct pc_loc *loc)
-{
-	memset(loc, 0, sizeof(*loc));
-	loc->map = pc_maps_find(ms, pid, addr);
-	if (!loc->map)
-		return false;
-	loc->dso = loc->map->dso;
-	loc->vaddr = pc_map_to_dso(loc->map, addr);
-	loc->sym = pc_dso_sym(loc->dso, loc->vaddr);
-	return true;
 }
 
 #ifndef PC_NO_ELF
@@ -358,26 +232,20 @@ uint8_t pc_elf_build_id(void *elf, uint8_t id[20])
 }
 #endif
 
-void pc_maps_free(struct pc_maps *ms)
+void pc_dso_free(struct pc_dso *d)
 {
-	struct pc_dso *d, *n;
 	size_t i;
 
-	for (d = ms->dsos; d; d = n) {
-		n = d->next;
-		for (i = 0; i < d->nr_syms; i++)
-			free(d->syms[i].name);
-		free(d->syms);
-		if (d->cleanup)
-			d->cleanup(d);
+	for (i = 0; i < d->nr_syms; i++)
+		free(d->syms[i].name);
+	free(d->syms);
+	if (d->cleanup)
+		d->cleanup(d);
 #ifndef PC_NO_ELF
-		if (d->elf)
-			elf_end(d->elf);
+	if (d->elf)
+		elf_end(d->elf);
 #endif
-		if (d->fd > 0)
-			close(d->fd);
-		free(d);
-	}
-	free(ms->maps);
-	memset(ms, 0, sizeof(*ms));
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d);
 }

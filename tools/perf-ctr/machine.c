@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf-ctr: the processes of a recording and their mappings over time.
+ *
+ * A recording's records are not in time order: each CPU's buffer is
+ * written in turn, and a system-wide recording interleaves many processes
+ * that map different files at the same addresses. So the side-band
+ * records are collected in a first pass over the file, sorted by their
+ * time (file order among equal times) and applied in that order:
+ *
+ *   MMAP, MMAP2   a new executable mapping of the process; it replaces
+ *                 whatever part of an older one it overlaps
+ *   COMM (exec)   the process starts over with no mapping
+ *   FORK          a new process starts with a copy of its parent's
+ *   EXIT          nothing: samples may still follow
+ *
+ * Nothing is thrown away: each mapping keeps the interval of time in
+ * which it was in use, so a sample looks its addresses up in its own
+ * process's mappings as they were at the sample's time, whatever the
+ * order in which the samples come. No other process's mappings are ever
+ * used, except for samples that carry no pid.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "machine.h"
+
+enum sb_kind { SB_MMAP, SB_EXEC, SB_FORK };
+
+/* One side-band record, as much of it as the model needs. */
+struct pc_sb {
+	uint64_t time, seq;
+	uint64_t start, len, pgoff;
+	uint32_t pid, ppid;
+	enum sb_kind kind;
+	struct pc_dso *dso;
+};
+
+struct pc_proc {
+	uint32_t pid;
+	struct pc_map *maps;	/* in the order they were made */
+	size_t nr, cap;
+};
+
+void pc_machine_init(struct pc_machine *mc)
+{
+	memset(mc, 0, sizeof(*mc));
+}
+
+void pc_machine_free(struct pc_machine *mc)
+{
+	struct pc_dso *d, *n;
+	size_t i;
+
+	for (d = mc->dsos; d; d = n) {
+		n = d->next;
+		pc_dso_free(d);
+	}
+	for (i = 0; i < mc->nr_procs; i++)
+		free(mc->procs[i].maps);
+	free(mc->procs);
+	free(mc->slots);
+	free(mc->sb);
+	memset(mc, 0, sizeof(*mc));
+}
+
+static struct pc_dso *dso_get(struct pc_machine *mc, const char *name)
+{
+	struct pc_dso *d;
+
+	for (d = mc->dsos; d; d = d->next)
+		if (!strcmp(d->name, name))
+			return d;
+	d = pc_dso_new(name);
+	if (!d)
+		return NULL;
+	d->next = mc->dsos;
+	mc->dsos = d;
+	return d;
+}
+
+static size_t pid_hash(uint32_t pid, size_t nr_slots)
+{
+	return (size_t)((pid * 0x9e3779b1u) >> 7) & (nr_slots - 1);
+}
+
+static struct pc_proc *proc_find(const struct pc_machine *mc, uint32_t pid)
+{
+	size_t i;
+
+	if (!mc->nr_slots)
+		return NULL;
+	for (i = pid_hash(pid, mc->nr_slots); mc->slots[i];
+	     i = (i + 1) & (mc->nr_slots - 1))
+		if (mc->procs[mc->slots[i] - 1].pid == pid)
+			return &mc->procs[mc->slots[i] - 1];
+	return NULL;
+}
+
+static int rehash(struct pc_machine *mc, size_t nr_slots)
+{
+	uint32_t *slots = calloc(nr_slots, sizeof(*slots));
+	size_t i, j;
+
+	if (!slots)
+		return -1;
+	for (i = 0; i < mc->nr_procs; i++) {
+		for (j = pid_hash(mc->procs[i].pid, nr_slots); slots[j];
+		     j = (j + 1) & (nr_slots - 1))
+			;
+		slots[j] = i + 1;
+	}
+	free(mc->slots);
+	mc->slots = slots;
+	mc->nr_slots = nr_slots;
+	return 0;
+}
+
+static struct pc_proc *proc_get(struct pc_machine *mc, uint32_t pid)
+{
+	struct pc_proc *p = proc_find(mc, pid);
+
+	if (p)
+		return p;
+	if (mc->nr_procs == mc->cap_procs) {
+		size_t cap = mc->cap_procs ? mc->cap_procs * 2 : 64;
+		void *v = realloc(mc->procs, cap * sizeof(*mc->procs));
+
+		if (!v)
+			return NULL;
+		mc->procs = v;
+		mc->cap_procs = cap;
+	}
+	p = &mc->procs[mc->nr_procs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	if (mc->nr_procs * 2 > mc->nr_slots) {
+		/* rehash() enters every process, this one included */
+		if (rehash(mc, mc->nr_slots ? mc->nr_slots * 2 : 128)) {
+			mc->nr_procs--;
+			return NULL;
+		}
+	} else {
+		size_t i;
+
+		for (i = pid_hash(pid, mc->nr_slots); mc->slots[i];
+		     i = (i + 1) & (mc->nr_slots - 1))
+			;
+		mc->slots[i] = mc->nr_procs;
+	}
+	return p;
+}
+
+static struct pc_map *map_add(struct pc_proc *p)
+{
+	if (p->nr == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+		void *v = realloc(p->maps, cap * sizeof(*p->maps));
+
+		if (!v)
+			return NULL;
+		p->maps = v;
+		p->cap = cap;
+	}
+	return &p->maps[p->nr++];
+}
+
+static struct pc_sb *sb_add(struct pc_machine *mc, enum sb_kind kind,
+			    uint64_t time)
+{
+	struct pc_sb *e;
+
+	if (mc->nr_sb == mc->cap_sb) {
+		size_t cap = mc->cap_sb ? mc->cap_sb * 2 : 256;
+		void *v = realloc(mc->sb, cap * sizeof(*mc->sb));
+
+		if (!v)
+			return NULL;
+		mc->sb = v;
+		mc->cap_sb = cap;
+	}
+	e = &mc->sb[mc->nr_sb];
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->time = time;
+	e->seq = mc->nr_sb++;
+	return e;
+}
+
+int pc_machine_mmap(struct pc_machine *mc, const struct pc_mmap *m)
+{
+	struct pc_sb *e;
+
+	/* Data mappings (perf record -d) hold no branch. */
+	if (!(m->prot & PROT_EXEC) || !m->len)
+		return 0;
+	e = sb_add(mc, SB_MMAP, m->time);
+	if (!e)
+		return -1;
+	e->pid = m->pid;
+	e->start = m->start;
+	e->len = m->len;
+	e->pgoff = m->pgoff;
+	e->dso = dso_get(mc, m->filename);
+	if (!e->dso)
+		return -1;
+	if (m->build_id_size && !e->dso->build_id_size) {
+		memcpy(e->dso->build_id, m->build_id, m->build_id_size);
+		e->dso->build_id_size = m->build_id_size;
+	}
+	return 0;
+}
+
+int pc_machine_comm(struct pc_machine *mc, const struct pc_comm *c)
+{
+	struct pc_sb *e;
+
+	if (!c->exec)
+		return 0;
+	e = sb_add(mc, SB_EXEC, c->time);
+	if (!e)
+		return -1;
+	e->pid = c->pid;
+	return 0;
+}
+
+int pc_machine_task(struct pc_machine *mc, const struct pc_task *t)
+{
+	struct pc_sb *e;
+
+	/* A new thread shares its process's maps; an exit changes nothing. */
+	if (t->exit || t->pid == t->ppid)
+		return 0;
+	e = sb_add(mc, SB_FORK, t->time);
+	if (!e)
+		return -1;
+	e->pid = t->pid;
+	e->ppid = t->ppid;
+	return 0;
+}
+
+int pc_machine_build_id(struct pc_machine *mc, const struct pc_mmap *b)
+{
+	struct pc_dso *d;
+
+	if (!b->filename || !b->build_id_size)
+		return 0;
+	for (d = mc->dsos; d; d = d->next)
+		if (!strcmp(d->name, b->filename) && !d->build_id_size) {
+			memcpy(d->build_id, b->build_id, b->build_id_size);
+			d->build_id_size = b->build_id_size;
+		}
+	return 0;
+}
+
+static int cmp_sb(const void *a, const void *b)
+{
+	const struct pc_sb *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* End, at time T, the live maps of P that overlap [START, END). */
+static int maps_cut(struct pc_proc *p, uint64_t start, uint64_t end,
+		    uint64_t t)
+{
+	size_t i, nr = p->nr;
+
+	for (i = 0; i < nr; i++) {
+		struct pc_map old = p->maps[i], *m;
+
+		if (old.t_end != UINT64_MAX || old.end <= start || old.start >= end)
+			continue;
+		p->maps[i].t_end = t;
+		/* What the new mapping leaves of the old one stays in use. */
+		if (old.start < start) {
+			m = map_add(p);
+			if (!m)
+				return -1;
+			*m = old;
+			m->end = start;
+			m->t_begin = t;
+		}
+		if (old.end > end) {
+			m = map_add(p);
+			if (!m)
+				return -1;
+			*m = old;
+			m->pgoff += end - old.start;
+			m->start = end;
+			m->t_begin = t;
+		}
+	}
+	return 0;
+}
+
+static int apply(struct pc_machine *mc, const struct pc_sb *e)
+{
+	struct pc_proc *p = proc_get(mc, e->pid), *parent;
+	struct pc_map *m;
+	size_t i, nr;
+
+	if (!p)
+		return -1;
+	switch (e->kind) {
+	case SB_MMAP:
+		mc->nr_mmaps++;
+		if (maps_cut(p, e->start, e->start + e->len, e->time))
+			return -1;
+		m = map_add(p);
+		if (!m)
+			return -1;
+		m->pid = e->pid;
+		m->start = e->start;
+		m->end = e->start + e->len;
+		m->pgoff = e->pgoff;
+		m->t_begin = e->time;
+		m->t_end = UINT64_MAX;
+		m->dso = e->dso;
+		return 0;
+	case SB_EXEC:
+		mc->nr_execs++;
+		return maps_cut(p, 0, UINT64_MAX, e->time);
+	case SB_FORK:
+		mc->nr_forks++;
+		/* A reused pid: the old process's maps end here. */
+		if (maps_cut(p, 0, UINT64_MAX, e->time))
+			return -1;
+		parent = proc_find(mc, e->ppid);
+		if (!parent)
+			return 0;
+		nr = parent->nr;
+		for (i = 0; i < nr; i++) {
+			if (parent->maps[i].t_end != UINT64_MAX)
+				continue;
+			m = map_add(p);
+			if (!m)
+				return -1;
+			*m = parent->maps[i];	/* P != PARENT: no move */
+			m->pid = e->pid;
+			m->t_begin = e->time;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+int pc_machine_finish(struct pc_machine *mc)
+{
+	size_t i;
+
+	if (mc->finished)
+		return 0;
+	mc->finished = true;
+	qsort(mc->sb, mc->nr_sb, sizeof(*mc->sb), cmp_sb);
+	for (i = 0; i < mc->nr_sb; i++)
+		if (apply(mc, &mc->sb[i]))
+			return -1;
+	free(mc->sb);
+	mc->sb = NULL;
+	mc->nr_sb = mc->cap_sb = 0;
+	return 0;
+}
+
+size_t pc_machine_count_maps(const struct pc_machine *mc,
+			     const struct pc_dso *dso)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < mc->nr_procs; i++)
+		for (j = 0; j < mc->procs[i].nr; j++)
+			n += mc->procs[i].maps[j].dso == dso &&
+			     mc->procs[i].maps[j].t_begin != mc->procs[i].maps[j].t_end;
+	return n;
+}
+
+static inline bool covers(const struct pc_map *m, uint64_t time, uint64_t addr)
+{
+	return addr - m->start < m->end - m->start &&
+	       time >= m->t_begin && time < m->t_end;
+}
+
+/* The newest map of P in use at TIME that holds ADDR. */
+static const struct pc_map *proc_lookup(const struct pc_proc *p,
+					uint64_t time, uint64_t addr)
+{
+	size_t i;
+
+	for (i = p->nr; i-- > 0;)
+		if (covers(&p->maps[i], time, addr))
+			return &p->maps[i];
+	return NULL;
+}
+
+const struct pc_map *pc_machine_find(struct pc_machine *mc, uint32_t pid,
+				     uint64_t time, uint64_t addr)
+{
+	const struct pc_map *m = mc->last;
+	const struct pc_proc *p;
+	size_t i;
+
+	if (m && (m->pid == pid || m->pid == PC_PID_KERNEL || pid == PC_PID_ANY) &&
+	    covers(m, time, addr))
+		return m;
+	m = NULL;
+	if (pid == PC_PID_ANY) {
+		for (i = 0; i < mc->nr_procs && !m; i++)
+			m = proc_lookup(&mc->procs[i], time, addr);
+	} else {
+		p = proc_find(mc, pid);
+		if (p)
+			m = proc_lookup(p, time, addr);
+		if (!m && pid != PC_PID_KERNEL) {
+			p = proc_find(mc, PC_PID_KERNEL);
+			if (p)
+				m = proc_lookup(p, time, addr);
+		}
+	}
+	if (m)
+		mc->last = m;
+	return m;
+}
+
+bool pc_resolve(struct pc_machine *mc, uint32_t pid, uint64_t time,
+		uint64_t addr, struct pc_loc *loc)
+{
+	memset(loc, 0, sizeof(*loc));
+	loc->map = pc_machine_find(mc, pid, time, addr);
+	if (!loc->map)
+		return false;
+	loc->dso = loc->map->dso;
+	loc->vaddr = pc_dso_vaddr(loc->dso, addr - loc->map->start + loc->map->pgoff);
+	loc->sym = pc_dso_sym(loc->dso, loc->vaddr);
+	return true;
+}
+
+uint32_t pc_sample_pid(const struct pc_sample *s)
+{
+	return s->attr && (s->attr->sample_type & PERF_SAMPLE_TID) ?
+	       s->pid : PC_PID_ANY;
+}
+
+uint64_t pc_sample_time(const struct pc_sample *s)
+{
+	return s->attr && (s->attr->sample_type & PERF_SAMPLE_TIME) ?
+	       s->time : PC_TIME_END;
+}
+
+static int sb_mmap(void *ctx, const struct pc_mmap *m)
+{
+	return pc_machine_mmap(ctx, m);
+}
+
+static int sb_comm(void *ctx, const struct pc_comm *c)
+{
+	return pc_machine_comm(ctx, c);
+}
+
+static int sb_task(void *ctx, const struct pc_task *t)
+{
+	return pc_machine_task(ctx, t);
+}
+
+static int sb_build_id(void *ctx, const struct pc_mmap *b)
+{
+	return pc_machine_build_id(ctx, b);
+}
+
+static int sb_end(void *ctx)
+{
+	return pc_machine_finish(ctx);
+}
+
+int pc_machine_read(struct pc_machine *mc, const char *file,
+		    const struct pc_handlers *h, void *ctx,
+		    struct pc_error *err)
+{
+	static const struct pc_handlers sb = {
+		.mmap = sb_mmap, .comm = sb_comm, .task = sb_task,
+		.build_id = sb_build_id, .end = sb_end,
+	};
+	const struct pc_handlers *hs[2] = { &sb, h };
+	void *ctxs[2] = { mc, ctx };
+	int ret;
+
+	memset(err, 0, sizeof(*err));
+	ret = pc_read_file_passes(file, 2, hs, ctxs, err);
+	if (ret == -1 && !err->msg[0])
+		return pc_err(err, 0, "out of memory");
+	return ret;
+}

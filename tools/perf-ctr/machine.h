@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * perf-ctr: the address spaces of a recording (machine.c).
+ *
+ * One model for every command: the processes of the recording, each with
+ * the history of its executable mappings, built from the side-band records
+ * (MMAP, MMAP2, COMM, FORK, EXIT) handled in time order. A sample's
+ * address is looked up in its own process's mappings as they were at the
+ * sample's time; kernel addresses in the kernel's (pid -1).
+ */
+#ifndef PERF_CTR_MACHINE_H
+#define PERF_CTR_MACHINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "perf-ctr.h"
+#include "symbols.h"
+
+/* The kernel's maps (perf's HOST_KERNEL_ID). */
+#define PC_PID_KERNEL	((uint32_t)-1)
+/* For samples without PERF_SAMPLE_TID: any process's maps will do. */
+#define PC_PID_ANY	((uint32_t)-2)
+/* For samples without PERF_SAMPLE_TIME: the maps at the end. */
+#define PC_TIME_END	(UINT64_MAX - 1)
+
+/* One mapping, in use for samples with t_begin <= time < t_end. */
+struct pc_map {
+	uint32_t pid;
+	uint64_t start, end, pgoff;
+	uint64_t t_begin, t_end;
+	struct pc_dso *dso;
+};
+
+struct pc_proc;
+
+struct pc_machine {
+	struct pc_proc *procs;
+	size_t nr_procs, cap_procs;
+	uint32_t *slots;		/* pid hash: index + 1, 0 = empty */
+	size_t nr_slots;
+	struct pc_dso *dsos;
+	/* side-band records, until pc_machine_finish() sorts and applies them */
+	struct pc_sb *sb;
+	size_t nr_sb, cap_sb;
+	const struct pc_map *last;	/* of the last lookup */
+	uint64_t nr_mmaps, nr_forks, nr_execs;
+	bool finished;
+};
+
+/* Where an address lands: its map, and its link-time address in the file. */
+struct pc_loc {
+	const struct pc_map *map;
+	struct pc_dso *dso;
+	uint64_t vaddr;
+	const struct pc_sym *sym;
+};
+
+void pc_machine_init(struct pc_machine *mc);
+void pc_machine_free(struct pc_machine *mc);
+
+/* Side-band records, in any order; they take effect at pc_machine_finish(). */
+int pc_machine_mmap(struct pc_machine *mc, const struct pc_mmap *m);
+int pc_machine_comm(struct pc_machine *mc, const struct pc_comm *c);
+int pc_machine_task(struct pc_machine *mc, const struct pc_task *t);
+/* HEADER_BUILD_ID: the build id of the file that is mapped as B->filename. */
+int pc_machine_build_id(struct pc_machine *mc, const struct pc_mmap *b);
+int pc_machine_finish(struct pc_machine *mc);
+
+/* How many mappings (by any process, at any time) DSO had. */
+size_t pc_machine_count_maps(const struct pc_machine *mc,
+			     const struct pc_dso *dso);
+
+/* The mapping of ADDR in process PID at TIME, or NULL. */
+const struct pc_map *pc_machine_find(struct pc_machine *mc, uint32_t pid,
+				     uint64_t time, uint64_t addr);
+bool pc_resolve(struct pc_machine *mc, uint32_t pid, uint64_t time,
+		uint64_t addr, struct pc_loc *loc);
+
+/* The pid and time to look a sample's addresses up with. */
+uint32_t pc_sample_pid(const struct pc_sample *s);
+uint64_t pc_sample_time(const struct pc_sample *s);
+
+/*
+ * Read FILE: a first pass builds MC from the side-band records, a second
+ * hands the samples (and H's other records) to H. H's mmap, comm and task
+ * handlers, if any, see the records in file order in the second pass.
+ */
+int pc_machine_read(struct pc_machine *mc, const char *file,
+		    const struct pc_handlers *h, void *ctx,
+		    struct pc_error *err);
+
+#endif

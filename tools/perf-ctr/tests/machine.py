@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""machine.py PERF_CTR BIN_DIR TMP: perf-ctr's address-space model on
+recordings written record by record, each case a way real recordings
+attribute samples wrongly when the model is wrong:
+
+  same-address  two processes map different programs at one address
+  time-order    a sample comes before its process's MMAP2 in the file but
+                after it in time (per-CPU buffers are written in turn)
+  exec          one pid runs one program, execs another at the same address
+  fork          a child runs its parent's mappings without an MMAP2 of its own
+  no-mapping    a process with no mapping gets nobody's
+  pid-reuse     a new process with a recycled pid loses the old one's maps
+  build-id      a mapping under another name but with the binary's build id
+                counts; one with the binary's name and another build id not
+
+BIN_DIR holds two static programs, alpha and beta, linked at the same
+address with text over FROM and TO (t-machine.sh builds them). Prints
+"PASS|FAIL machine: ..." lines.
+"""
+import os
+import re
+import struct
+import subprocess
+import sys
+
+S_IP, S_TID, S_TIME, S_BRANCH_STACK = 1 << 0, 1 << 1, 1 << 2, 1 << 11
+B_USER, B_ANY = 1 << 0, 1 << 3
+MISC_USER, MISC_COMM_EXEC, MISC_MMAP_BUILD_ID = 2, 1 << 13, 1 << 14
+FROM, TO = 0x10500, 0x10600	# in the text of both programs
+
+
+def pad(b):
+    return b + b'\0' * (8 - len(b) % 8)
+
+
+def rec(rtype, misc, body):
+    return struct.pack('<IHH', rtype, misc, 8 + len(body)) + body
+
+
+def sid(pid, time):
+    return struct.pack('<IIQ', pid, pid, time)
+
+
+def mmap2(pid, time, name, start=0x10000, length=0x100000, build_id=None):
+    body = struct.pack('<IIQQQ', pid, pid, start, length, 0)
+    misc = MISC_USER
+    if build_id:
+        body += struct.pack('<B3x20s', len(build_id), build_id)
+        misc |= MISC_MMAP_BUILD_ID
+    else:
+        body += struct.pack('<IIQQ', 8, 1, 1000 + pid, 0)
+    body += struct.pack('<II', 5, 2)	# PROT_READ|PROT_EXEC, MAP_PRIVATE
+    return rec(10, misc, body + pad(name.encode()) + sid(pid, time))
+
+
+def comm(pid, time, name, exec_=True):
+    return rec(3, MISC_COMM_EXEC if exec_ else 0,
+               struct.pack('<II', pid, pid) + pad(name.encode()) +
+               sid(pid, time))
+
+
+def fork(pid, ppid, time):
+    return rec(7, 0, struct.pack('<IIIIQ', pid, ppid, pid, ppid, time) +
+               sid(pid, time))
+
+
+def sample(pid, time):
+    return rec(9, MISC_USER,
+               struct.pack('<QIIQQ', FROM, pid, pid, time, 1) +
+               struct.pack('<QQQ', FROM, TO, 0))
+
+
+def perf_data(path, records):
+    attr = bytearray(112)
+    st = S_IP | S_TID | S_TIME | S_BRANCH_STACK
+    struct.pack_into('<IIQQQQQ', attr, 0, 0, 112, 0, 10007, st, 0,
+                     1 << 18)			# sample_id_all
+    struct.pack_into('<Q', attr, 72, B_ANY | B_USER)
+    data = b''.join(records)
+    a_off = 104
+    ids = a_off + len(attr) + 16
+    d_off = ids
+    hdr = struct.pack('<8sQQQQQQQQ', b'PERFILE2', 104, len(attr) + 16,
+                      a_off, len(attr) + 16, d_off, len(data), 0, 0)
+    hdr += b'\0' * 32			# no feature
+    with open(path, 'wb') as f:
+        f.write(hdr + bytes(attr) + struct.pack('<QQ', ids, 0) + data)
+
+
+def build_id(path):
+    out = subprocess.run(['readelf', '-n', path], capture_output=True,
+                         text=True).stdout
+    m = re.search(r'Build ID: ([0-9a-f]+)', out)
+    return bytes.fromhex(m.group(1)) if m else None
+
+
+def counts(pc, data, binary):
+    """(samples, records) aggregate gives BINARY, or None and stderr."""
+    p = subprocess.run([pc, 'aggregate', '-i', data, '--binary', binary,
+                        '-v', '-o', os.devnull], capture_output=True,
+                       text=True)
+    m = re.search(r'(\d+) samples \((\d+) outside', p.stderr)
+    b = re.search(r'branches: (\d+), \d+ unique, (\d+) with an end outside',
+                  p.stderr)
+    if not m or not b:
+        return None, p.stderr
+    return ((int(m.group(1)) - int(m.group(2)),
+             int(b.group(1)) - int(b.group(2))), p.stderr)
+
+
+def main():
+    pc, bins, tmp = sys.argv[1:4]
+    wl, sled = os.path.join(bins, 'alpha'), os.path.join(bins, 'beta')
+    bid = build_id(wl)
+    W, S = '/usr/bin/alpha', '/opt/beta'
+    cases = {
+        'same-address': ([mmap2(100, 10, W), mmap2(200, 10, S),
+                          sample(100, 20), sample(200, 21),
+                          sample(200, 22)], (1, 2)),
+        'time-order': ([mmap2(300, 10, S), sample(300, 30),
+                        mmap2(300, 25, W)], (1, 0)),
+        'exec': ([mmap2(400, 1, W), sample(400, 3), comm(400, 5, 'beta'),
+                  mmap2(400, 6, S), sample(400, 7)], (1, 1)),
+        'fork': ([mmap2(500, 1, S), fork(501, 500, 2), sample(501, 3)],
+                 (0, 1)),
+        'no-mapping': ([mmap2(100, 1, W), sample(600, 40)], (0, 0)),
+        'pid-reuse': ([mmap2(100, 1, W), sample(100, 2), fork(100, 1, 50),
+                       sample(100, 51)], (1, 0)),
+        'build-id': ([mmap2(700, 1, '/usr/bin/renamed', build_id=bid),
+                      sample(700, 2),
+                      mmap2(800, 1, W, build_id=b'\x11' * 20),
+                      sample(800, 2)], (1, 0)),
+    }
+    bad = 0
+    for name, (records, (want_w, want_s)) in cases.items():
+        if name == 'build-id' and not bid:
+            print('SKIP machine: %s (no build id in %s)' % (name, wl))
+            continue
+        path = os.path.join(tmp, name + '.data')
+        perf_data(path, records)
+        # A sample is one sample and one record: both counts must match.
+        got_w, err_w = counts(pc, path, wl)
+        got_s, err_s = counts(pc, path, sled)
+        ok = got_w == (want_w, want_w) and got_s == (want_s, want_s)
+        bad += not ok
+        print('%s machine: %s: alpha %s, beta %s (want %d, %d)' %
+              ('PASS' if ok else 'FAIL', name, got_w, got_s, want_w, want_s))
+        if not ok:
+            for line in (err_w + err_s).strip().splitlines()[:8]:
+                print('#   ' + line, file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -7,7 +7,8 @@
 #   host (bookworm): autofdo (create_gcov), llvm-14 (llvm-profdata), clang-14
 #                    (-fprofile-sample-use), linux-perf (perf script, for the
 #                    relocation check and the benchmark), time
-#   trixie root:     llvm-19 (llvm-profgen handles RISC-V from 19 on)
+#   trixie root:     llvm-19 (llvm-profgen handles RISC-V from 19 on), clang-19,
+#                    riscv64 GCC 14 (profiles with discriminators)
 #
 # A package that cannot be installed is reported, not fatal: the tests
 # that need it skip and say why.
@@ -41,19 +42,23 @@ host_pkgs() {
 }
 
 # llvm-profgen (LLVM >= 19) lives in the trixie root and runs through its
-# loader (root_exec), like QEMU.
+# loader (root_exec), like QEMU; so do the newer compilers the profiles are
+# tested with (riscv64 GCC 14, clang 19), run there with in_root.
+ROOT_PKGS="llvm-19 clang-19 gcc-14-riscv64-linux-gnu libc6-dev-riscv64-cross"
+
 root_llvm() {
-	stamp afdo-llvm19 && return 0
+	[ "$(cat "$CTR_CACHE/.stamp-afdo-root" 2>/dev/null)" = "$ROOT_PKGS" ] && return 0
 	[ -e "$ROOT/.debootstrap-done" ] ||
 		{ say "no trixie root at $ROOT (scripts/setup.sh root): no llvm-profgen"; return 1; }
-	say "installing llvm-19 into the trixie root"
-	in_root apt-get install -y -qq --no-install-recommends llvm-19 >/dev/null ||
+	say "installing $ROOT_PKGS into the trixie root"
+	# shellcheck disable=SC2086
+	in_root apt-get install -y -qq --no-install-recommends $ROOT_PKGS >/dev/null ||
 		{ in_root apt-get update -qq &&
-		  in_root apt-get install -y -qq --no-install-recommends llvm-19 >/dev/null; } ||
-		{ say "apt-get install llvm-19 in $ROOT failed"; return 1; }
+		  in_root apt-get install -y -qq --no-install-recommends $ROOT_PKGS >/dev/null; } ||
+		{ say "apt-get install $ROOT_PKGS in $ROOT failed"; return 1; }
 	[ -x "$ROOT/usr/lib/llvm-19/bin/llvm-profgen" ] ||
 		{ say "llvm-19 has no llvm-profgen"; return 1; }
-	mark afdo-llvm19
+	echo "$ROOT_PKGS" >"$CTR_CACHE/.stamp-afdo-root"
 }
 
 host_pkgs

@@ -109,9 +109,19 @@ struct afdo_bin {
 	uint64_t first_exec_page;	/* of the first PF_X PT_LOAD, 4K aligned */
 	struct afdo_fsym *fs;		/* STT_FUNC symbols by address */
 	size_t nfs;
+	/* its DWARF and full symbols: itself, or a separate debug file */
+	char *dbg_path;			/* NULL: the binary itself */
+	int dbg_fd;
+	void *dbg_elf;			/* Elf *, NULL: b->elf */
 };
 
-int afdo_bin_open(struct afdo_bin *b, const char *path, char *err, size_t errlen);
+/*
+ * Open the profiled binary. Its DWARF and symbols come from DEBUG when
+ * given (--debug-binary), else from itself, else from the separate debug
+ * file its build id or .gnu_debuglink leads to under SYMFS.
+ */
+int afdo_bin_open(struct afdo_bin *b, const char *path, const char *debug,
+		  const char *symfs, char *err, size_t errlen);
 void afdo_bin_close(struct afdo_bin *b);
 
 /* The executable section holding ADDR, or NULL. */
@@ -161,12 +171,16 @@ void afdo_sym_close(struct afdo_sym *s);
  */
 int afdo_sym_frames(struct afdo_sym *s, uint64_t addr, struct afdo_frame *f,
 		    int max);
+/* Major version of the GCC that built the binary (DW_AT_producer), or 0. */
+int afdo_sym_gcc_major(struct afdo_sym *s);
 /* Name and entry address of the function around ADDR (symbol table). */
 const char *afdo_sym_func(struct afdo_sym *s, uint64_t addr, uint64_t *entry);
 
 /* ---- the aggregate and its outputs ---- */
 
 extern int afdo_verbose;
+/* The GCC the gcov format is for (0: the one named in the binary's DWARF). */
+extern int afdo_gcc_version;
 
 struct afdo_stats {
 	uint64_t samples, records;

@@ -25,22 +25,28 @@ static int cmp_fsym(const void *x, const void *y)
 	return strcmp(p->name, q->name);
 }
 
-/* STT_FUNC symbols of .symtab, else of .dynsym, sorted by address. */
+/*
+ * STT_FUNC symbols of .symtab (of the debug file when there is one), else
+ * of .dynsym, sorted by address.
+ */
 static void load_symtab(struct afdo_bin *b, Elf *elf)
 {
 	int pass;
 
-	for (pass = 0; pass < 2 && !b->nfs; pass++) {
+	for (pass = 0; pass < 3 && !b->nfs; pass++) {
+		Elf *src = pass == 0 ? b->dbg_elf : elf;
 		Elf_Scn *scn = NULL;
 
-		while ((scn = elf_nextscn(elf, scn))) {
+		if (!src)
+			continue;
+		while ((scn = elf_nextscn(src, scn))) {
 			GElf_Shdr sh;
 			Elf_Data *d;
 			size_t i, n;
 			struct afdo_fsym *v;
 
 			if (!gelf_getshdr(scn, &sh) ||
-			    sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) ||
+			    sh.sh_type != (pass == 2 ? SHT_DYNSYM : SHT_SYMTAB) ||
 			    !sh.sh_entsize)
 				continue;
 			d = elf_getdata(scn, NULL);
@@ -59,7 +65,7 @@ static void load_symtab(struct afdo_bin *b, Elf *elf)
 				    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
 				    sym.st_shndx == SHN_UNDEF || !sym.st_value)
 					continue;
-				name = elf_strptr(elf, sh.sh_link, sym.st_name);
+				name = elf_strptr(src, sh.sh_link, sym.st_name);
 				if (!name || !*name)
 					continue;
 				b->fs[b->nfs].addr = sym.st_value;
@@ -97,8 +103,28 @@ const char *afdo_func_at(const struct afdo_bin *b, uint64_t addr, uint64_t *entr
 	return f->name;
 }
 
-int afdo_bin_open(struct afdo_bin *b, const char *path, char *err, size_t errlen)
+/* Open the debug file PATH for B; -1 with ERR if it is not one. */
+static int open_debug(struct afdo_bin *b, const char *path, char *err,
+		      size_t errlen)
 {
+	b->dbg_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (b->dbg_fd < 0) {
+		snprintf(err, errlen, "%s: %m", path);
+		return -1;
+	}
+	b->dbg_elf = elf_begin(b->dbg_fd, ELF_C_READ_MMAP, NULL);
+	if (!b->dbg_elf || elf_kind(b->dbg_elf) != ELF_K_ELF) {
+		snprintf(err, errlen, "%s: not an ELF file", path);
+		return -1;
+	}
+	b->dbg_path = strdup(path);
+	return b->dbg_path ? 0 : -1;
+}
+
+int afdo_bin_open(struct afdo_bin *b, const char *path, const char *debug,
+		  const char *symfs, char *err, size_t errlen)
+{
+	char dbg[4096];
 	GElf_Ehdr eh;
 	size_t nph, i, shstrndx;
 	Elf_Scn *scn = NULL;
@@ -107,6 +133,7 @@ int afdo_bin_open(struct afdo_bin *b, const char *path, char *err, size_t errlen
 
 	memset(b, 0, sizeof(*b));
 	b->fd = -1;
+	b->dbg_fd = -1;
 	b->path = path;
 	elf_version(EV_CURRENT);
 	b->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -183,6 +210,21 @@ int afdo_bin_open(struct afdo_bin *b, const char *path, char *err, size_t errlen
 		goto fail;
 	}
 	b->build_id_size = pc_elf_build_id(elf, b->build_id);
+	if (debug) {
+		if (open_debug(b, debug, err, errlen))
+			goto fail;
+		if (!pc_elf_has_debug(b->dbg_elf)) {
+			snprintf(err, errlen, "%s: no DWARF debug information", debug);
+			goto fail;
+		}
+	} else if (!pc_elf_has_debug(elf) &&
+		   !pc_find_debug(elf, path, symfs ? symfs : "", dbg, sizeof(dbg))) {
+		if (open_debug(b, dbg, err, errlen))
+			goto fail;
+		if (afdo_verbose)
+			fprintf(stderr, "perf-ctr aggregate: debug information of %s from %s\n",
+				path, dbg);
+	}
 	load_symtab(b, elf);
 	return 0;
 fail:
@@ -192,6 +234,14 @@ fail:
 
 void afdo_bin_close(struct afdo_bin *b)
 {
+	if (b->dbg_elf)
+		elf_end(b->dbg_elf);
+	b->dbg_elf = NULL;
+	if (b->dbg_fd >= 0)
+		close(b->dbg_fd);
+	b->dbg_fd = -1;
+	free(b->dbg_path);
+	b->dbg_path = NULL;
 	free(b->fs);
 	b->fs = NULL;
 	b->nfs = 0;

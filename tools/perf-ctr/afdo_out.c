@@ -100,7 +100,7 @@ struct inst {
 	const char *name;
 	int decl_line;
 	uint64_t head, total;
-	uint64_t insn_sum;		/* counts of its own instructions */
+	uint64_t insn_sum;		/* count x size of its own instructions */
 	struct body *body;
 	size_t nbody, cbody;
 	struct kid *kids;
@@ -202,6 +202,14 @@ static struct body *body_at(struct inst *in, uint32_t off, uint32_t discr)
 
 static bool line_off(struct tree *t, const struct afdo_frame *f, uint32_t *off)
 {
+	/*
+	 * LLVM keys a location by (line - function's line) & 0xffff, line 0
+	 * and lines above the function included: so do its profiles.
+	 */
+	if (t->llvm_discr) {
+		*off = (uint32_t)(f->line - f->decl_line) & 0xffff;
+		return true;
+	}
 	if (f->line <= 0 || f->line < f->decl_line || f->line - f->decl_line > 0xffff) {
 		t->skipped_lines++;
 		return false;
@@ -221,6 +229,20 @@ static uint32_t llvm_base_discr(uint32_t d)
 		return 0;
 	d >>= 1;
 	return (d & 0x20) ? (((d >> 1) & 0xfe0) | (d & 0x1f)) : (d & 0x1f);
+}
+
+/*
+ * The duplication factor LLVM encodes after the base discriminator (code
+ * copied by unrolling or vectorization): llvm-profgen multiplies a
+ * location's count by it, as it takes the maximum over its instructions.
+ */
+static uint32_t llvm_dup_factor(uint32_t d)
+{
+	uint32_t f;
+
+	d = (d & 1) ? d >> 1 : d >> ((d & 0x40) ? 14 : 7);
+	f = llvm_base_discr(d);
+	return f ? f : 1;
 }
 
 static uint32_t discr_of(const struct tree *t, uint32_t d)
@@ -264,7 +286,7 @@ static int cmp_ev(const void *x, const void *y)
 }
 
 static void add_insn(struct tree *t, struct afdo_sym *s, uint64_t addr,
-		     uint64_t n)
+		     uint64_t n, unsigned int len)
 {
 	struct afdo_frame f[AFDO_MAX_INLINE];
 	int nf = afdo_sym_frames(s, addr, f, AFDO_MAX_INLINE);
@@ -276,9 +298,12 @@ static void add_insn(struct tree *t, struct afdo_sym *s, uint64_t addr,
 	bd = locate(t, f, nf, &in);
 	if (!bd)
 		return;
+	/* LLVM's totals count bytes: llvm-profgen weighs each instruction so */
+	in->insn_sum += n * len;
+	if (t->llvm_discr)
+		n *= llvm_dup_factor(f[nf - 1].discr);
 	if (bd->n < n)
 		bd->n = n;
-	in->insn_sum += n;
 }
 
 /* Counts of every instruction covered by a range: a sweep over events. */
@@ -323,7 +348,7 @@ static int sweep_ranges(struct tree *t, struct afdo_sym *s,
 
 			if (!len)
 				break;
-			add_insn(t, s, p, (uint64_t)active);
+			add_insn(t, s, p, (uint64_t)active, len);
 			p += len;
 		}
 	}
@@ -359,6 +384,9 @@ static int add_calls(struct tree *t, struct afdo_sym *s,
 		if (nc > 0) {
 			cname = callee[0].name;
 			top_inst(t, cname, callee[0].decl_line)->head += v[i].n;
+		} else if (t->llvm_discr) {
+			/* llvm-profgen knows functions by their DWARF only */
+			continue;
 		}
 		nf = afdo_sym_frames(s, v[i].a, f, AFDO_MAX_INLINE);
 		if (nf <= 0)
@@ -388,8 +416,8 @@ static int add_calls(struct tree *t, struct afdo_sym *s,
 
 /*
  * The total of an instance: GCC sums its line counts itself; LLVM's is
- * the sum over instructions (as llvm-profgen computes it) and the
- * totals of the instances inlined into it.
+ * what llvm-profgen computes: count times size of each of its
+ * instructions, plus the totals of the instances inlined into it.
  */
 static uint64_t compute_total(struct inst *in, bool llvm)
 {
@@ -408,7 +436,7 @@ static uint64_t compute_total(struct inst *in, bool llvm)
 		sum += in->body[i].n;
 	}
 	if (llvm)
-		sum = in->insn_sum > sum ? in->insn_sum : sum;
+		sum = in->insn_sum;
 	for (i = 0; i < in->nkids; i++)
 		sum += compute_total(in->kids[i].in, llvm);
 	in->total = sum;
@@ -743,8 +771,19 @@ int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
 		free(t);
 		return -1;
 	}
-	/* GCC 12 keys counts by line offset only: fold discriminators */
-	t->nodiscr = fmt == AFDO_FMT_GCOV;
+	/*
+	 * GCC 12 and older key counts by line offset only; GCC 13 and newer
+	 * by offset and discriminator: write them for the GCC that built
+	 * the binary (--gcc-version overrides).
+	 */
+	if (fmt == AFDO_FMT_GCOV) {
+		int gcc = afdo_gcc_version ? afdo_gcc_version : afdo_sym_gcc_major(s);
+
+		t->nodiscr = gcc < 13;
+		if (afdo_verbose)
+			fprintf(stderr, "perf-ctr aggregate: GCC %d profile: %s discriminators\n",
+				gcc, t->nodiscr ? "without" : "with");
+	}
 	t->llvm_discr = fmt == AFDO_FMT_LLVM_TEXT;
 	if (sweep_ranges(t, s, g, b) || add_calls(t, s, g, b)) {
 		snprintf(err, errlen, "out of memory");

@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include "afdo.h"
 
+/* elfutils' dwarf.h has no name for it: GCC's and LLVM's own extension */
+#define PC_DW_AT_discriminator	0x2136
+
 struct cu_range {
 	uint64_t lo, hi;
 	Dwarf_Off die;			/* of the CU DIE */
@@ -104,10 +107,10 @@ struct afdo_sym *afdo_sym_open(struct afdo_bin *b, char *err, size_t errlen)
 		return NULL;
 	}
 	s->bin = b;
-	s->dbg = dwarf_begin_elf(b->elf, DWARF_C_READ, NULL);
+	s->dbg = dwarf_begin_elf(b->dbg_elf ? b->dbg_elf : b->elf, DWARF_C_READ, NULL);
 	if (!s->dbg) {
-		snprintf(err, errlen, "%s: no DWARF debug information (%s): build it with -g",
-			 b->path, dwarf_errmsg(-1));
+		snprintf(err, errlen, "%s: no DWARF debug information (%s): build it with -g, or name its debug file with --debug-binary",
+			 b->dbg_path ? b->dbg_path : b->path, dwarf_errmsg(-1));
 		free(s);
 		return NULL;
 	}
@@ -122,6 +125,32 @@ void afdo_sym_close(struct afdo_sym *s)
 	dwarf_end(s->dbg);
 	free(s->cr);
 	free(s);
+}
+
+int afdo_sym_gcc_major(struct afdo_sym *s)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	int major = 0;
+
+	/* DW_AT_producer: "GNU C17 14.2.0 -mabi=lp64d ..." */
+	while (!major &&
+	       !dwarf_nextcu(s->dbg, off, &next, &hsize, NULL, NULL, NULL)) {
+		Dwarf_Attribute a;
+		Dwarf_Die cu;
+		const char *p = NULL;
+
+		if (dwarf_offdie(s->dbg, off + hsize, &cu) &&
+		    dwarf_attr(&cu, DW_AT_producer, &a))
+			p = dwarf_formstring(&a);
+		off = next;
+		if (!p || strncmp(p, "GNU ", 4))
+			continue;
+		for (p += 4; *p && !(*p >= '0' && *p <= '9' && p[-1] == ' '); p++)
+			;
+		major = atoi(p);
+	}
+	return major;
 }
 
 const char *afdo_sym_func(struct afdo_sym *s, uint64_t addr, uint64_t *entry)
@@ -197,14 +226,11 @@ int afdo_sym_frames(struct afdo_sym *s, uint64_t addr, struct afdo_frame *f,
 		scopes = next;
 	}
 	free(scopes);
-	if (k && ln) {
-		/* a line of another file than the function's: no offset */
-		const char *lf = dwarf_linesrc(ln, NULL, NULL);
-		const char *df = dwarf_decl_file(&chain[0]);
-
-		if (lf && df && strcmp(lf, df))
-			line = 0;
-	}
+	/*
+	 * A line of another file than the function's (a macro, an #include
+	 * inside it) still counts at its line's distance from the function's:
+	 * that is what GCC and LLVM look the profile up with.
+	 */
 	for (i = k - 1; i >= 0 && nf < max; i--) {
 		Dwarf_Die *d = &chain[i];
 		const char *name = die_name(d);
@@ -217,7 +243,8 @@ int afdo_sym_frames(struct afdo_sym *s, uint64_t addr, struct afdo_frame *f,
 		if (i > 0) {
 			/* where this frame called the next inner one */
 			f[nf].line = die_udata(&chain[i - 1], DW_AT_call_line);
-			f[nf].discr = 0;
+			f[nf].discr = die_udata(&chain[i - 1],
+						PC_DW_AT_discriminator);
 		} else {
 			f[nf].line = line;
 			f[nf].discr = discr;

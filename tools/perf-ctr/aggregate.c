@@ -26,6 +26,7 @@
 #include "machine.h"
 
 int afdo_verbose;
+int afdo_gcc_version;
 
 enum { MODE_UNDECIDED, MODE_MAPPED, MODE_IDENTITY };
 /* pc_dso.mark: what a file of the recording is to --binary. */
@@ -335,8 +336,8 @@ out:
 
 /*
  * A fall-through range never leaves its function: drop the unique ranges
- * whose ends lie in different function symbols (a stripped binary keeps
- * all). Done once on the unique ranges, not per record.
+ * whose ends lie in different function symbols. Done once on the unique
+ * ranges, not per record.
  */
 static int drop_cross_function(struct afdo_agg *g, const struct afdo_bin *b)
 {
@@ -349,13 +350,19 @@ static int drop_cross_function(struct afdo_agg *g, const struct afdo_bin *b)
 		return -1;
 	for (i = 0; i <= g->ranges.mask; i++) {
 		const struct afdo_cnt *r = &g->ranges.t[i];
-		uint64_t e1 = 1, e2 = 2;
+		uint64_t e1 = 0, e2 = 0;
+		bool k1, k2;
 
 		if (!r->n)
 			continue;
-		afdo_func_at(b, r->a, &e1);
-		afdo_func_at(b, r->b, &e2);
-		if (e1 != e2) {
+		k1 = afdo_func_at(b, r->a, &e1) != NULL;
+		k2 = afdo_func_at(b, r->b, &e2) != NULL;
+		/*
+		 * Both ends in functions the symbol table knows, different ones;
+		 * or one end in one and the other outside it. Where it knows
+		 * neither end (a stripped binary's .dynsym), nothing is known.
+		 */
+		if (k1 != k2 || (k1 && e1 != e2)) {
 			g->st.ranges_cross_func++;
 			continue;
 		}
@@ -521,7 +528,7 @@ int cmd_aggregate(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/%s", symfs, binary);
 		binary = path;
 	}
-	if (afdo_bin_open(&bin, binary, err, sizeof(err))) {
+	if (afdo_bin_open(&bin, binary, NULL, symfs, err, sizeof(err))) {
 		fprintf(stderr, "perf-ctr aggregate: %s\n", err);
 		return 1;
 	}

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #ifndef PC_NO_ELF
 #include <gelf.h>
+#include <zlib.h>
 #endif
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,7 +105,7 @@ static void load_syms_from(struct pc_dso *d, Elf *e, Elf_Scn *scn, GElf_Shdr *sh
 
 static void dso_load(struct pc_dso *d)
 {
-	char path[4096];
+	char path[4096], dbg[4096];
 	Elf_Scn *scn = NULL, *dyn = NULL, *tab = NULL;
 	GElf_Shdr sh, dsh, tsh;
 	GElf_Ehdr eh;
@@ -152,9 +153,29 @@ static void dso_load(struct pc_dso *d)
 			dsh = sh;
 		}
 	}
-	if (tab)
+	if (tab) {
 		load_syms_from(d, e, tab, &tsh);
-	else if (dyn)
+		return;
+	}
+	/* stripped: the full symbol table of its separate debug file */
+	if (!pc_find_debug(e, path, pc_symfs, dbg, sizeof(dbg))) {
+		int fd = open(dbg, O_RDONLY | O_CLOEXEC);
+		Elf *de = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+
+		scn = NULL;
+		while (de && (scn = elf_nextscn(de, scn)))
+			if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
+				load_syms_from(d, de, scn, &sh);
+				break;
+			}
+		if (de)
+			elf_end(de);
+		if (fd >= 0)
+			close(fd);
+		if (d->nr_syms)
+			return;
+	}
+	if (dyn)
 		load_syms_from(d, e, dyn, &dsh);
 }
 #else
@@ -230,6 +251,125 @@ uint8_t pc_elf_build_id(void *elf, uint8_t id[20])
 	}
 	return 0;
 }
+
+/* A section of E by name, or NULL. */
+static Elf_Scn *scn_named(Elf *e, const char *name, GElf_Shdr *out)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, out))
+			continue;
+		n = elf_strptr(e, shstrndx, out->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+bool pc_elf_has_debug(void *elf)
+{
+	GElf_Shdr sh;
+
+	return scn_named(elf, ".debug_info", &sh) && sh.sh_type != SHT_NOBITS;
+}
+
+static uint32_t file_crc(int fd)
+{
+	unsigned char buf[65536];
+	uint32_t crc = crc32(0, NULL, 0);
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crc = crc32(crc, buf, (uInt)n);
+	return crc;
+}
+
+/*
+ * Is PATH the debug file of the binary with build id ID (or, without one,
+ * the file .gnu_debuglink names with CRC)? It must hold DWARF.
+ */
+static bool debug_file_ok(const char *path, const uint8_t *id, uint8_t id_size,
+			  bool check_crc, uint32_t crc)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint8_t did[20];
+	bool ok = false;
+	Elf *e;
+
+	if (fd < 0)
+		return false;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && pc_elf_has_debug(e)) {
+		uint8_t n = pc_elf_build_id(e, did);
+
+		if (id_size && n)
+			ok = n == id_size && !memcmp(did, id, n);
+		else if (check_crc)
+			ok = lseek(fd, 0, SEEK_SET) == 0 && file_crc(fd) == crc;
+		else
+			ok = true;
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return ok;
+}
+
+int pc_find_debug(void *elf, const char *path, const char *symfs, char *out,
+		  size_t outlen)
+{
+	uint8_t id[20], n = pc_elf_build_id(elf, id);
+	char dir[4096], hex[41];
+	const char *slash = strrchr(path, '/'), *rel;
+	size_t sl = strlen(symfs);
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	int i;
+
+	/* /usr/lib/debug/.build-id/ab/cdef....debug, the distributions' way */
+	for (i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	if (n >= 2) {
+		snprintf(out, outlen, "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+			 symfs, hex, hex + 2);
+		if (debug_file_ok(out, id, n, false, 0))
+			return 0;
+	}
+	/* .gnu_debuglink: a name and a CRC, looked for beside the binary */
+	scn = scn_named(elf, ".gnu_debuglink", &sh);
+	if (scn) {
+		static const char *const fmts[] = {
+			"%s%s/%.*s", "%s%s/.debug/%.*s", "%s/usr/lib/debug%s/%.*s",
+		};
+		Elf_Data *d = elf_getdata(scn, NULL);
+		const char *name = d ? d->d_buf : NULL;
+		size_t nl = name ? strnlen(name, d->d_size) : 0;
+		uint32_t crc;
+
+		/* the name, NUL, padding to 4 bytes, then the CRC */
+		if (!nl || ((nl + 4) & ~(size_t)3) + 4 > d->d_size)
+			return -1;
+		memcpy(&crc, (const char *)d->d_buf + ((nl + 4) & ~(size_t)3), 4);
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
+			 slash ? path : ".");
+		/* the binary's own directory, inside the symfs if it is in it */
+		rel = sl && !strncmp(dir, symfs, sl) ? dir + sl : dir;
+		for (i = 0; i < 3; i++) {
+			snprintf(out, outlen, fmts[i], i < 2 ? "" : symfs,
+				 i < 2 ? dir : rel, (int)nl, name);
+			if (strcmp(out, path) && debug_file_ok(out, id, n, true, crc))
+				return 0;
+		}
+	}
+	return -1;
+}
+
 #endif
 
 void pc_dso_free(struct pc_dso *d)

@@ -38,6 +38,16 @@ void pc_dso_free(struct pc_dso *d);
 /* The link-time address of file offset OFF (OFF when no segment holds it). */
 uint64_t pc_dso_vaddr(struct pc_dso *d, uint64_t off);
 const struct pc_sym *pc_dso_sym(struct pc_dso *d, uint64_t vaddr);
+/* Does the ELF (an Elf *) hold DWARF? */
+bool pc_elf_has_debug(void *elf);
+/*
+ * The separate debug file of the ELF (an Elf *) at PATH, into OUT: in
+ * SYMFS/usr/lib/debug/.build-id/, then where its .gnu_debuglink says
+ * (beside it, in .debug/ beside it, under SYMFS/usr/lib/debug/). 0 if
+ * found, -1 if not.
+ */
+int pc_find_debug(void *elf, const char *path, const char *symfs, char *out,
+		  size_t outlen);
 /* The GNU build-id of an ELF (an Elf *) into @id; its size, 0 if none. */
 uint8_t pc_elf_build_id(void *elf, uint8_t id[20]);
 

@@ -129,22 +129,126 @@ else
 	fail afdo-llvm-text-profdata
 fi
 
-# Same body counts as llvm-profgen's own symbolization of our ranges.
-if have_profgen; then
-	root_exec /usr/lib/llvm-19/bin/llvm-profgen --unsymbolized-profile=pie.unsym \
-		--binary=prog --format=text --output=pg.prof 2>pg.err
-	body() {	# the nonzero body lines of work (not inlined ones)
-		awk '/^[^ ]/ { f = ($0 ~ /^work:/) } f && /^ [0-9.]+: [0-9]+/ && $2 != 0 { print $1, $2 }' "$1"
-	}
-	if [ -s pg.prof ] && [ -n "$(body pie.prof)" ] &&
-	   diff <(body pg.prof) <(body pie.prof) >&2; then
-		pass afdo-llvm-unsym-profgen
-	else
-		cat pg.err >&2
-		fail afdo-llvm-unsym-profgen
-	fi
+# The whole LLVM profile (totals, heads, bodies, call targets, inlinees)
+# as llvm-profgen's own symbolization of our ranges: binaries from GCC 12,
+# clang 14 and clang 19 (discriminators with duplication factors, line 0).
+same_as_profgen() {	# NAME BINARY DATA
+	agg -i "$3" --binary "$2" -f llvm-unsym -o "$1.unsym" &&
+	agg -i "$3" --binary "$2" -f llvm-text -o "$1.prof" &&
+	root_exec /usr/lib/llvm-19/bin/llvm-profgen --unsymbolized-profile="$1.unsym" \
+		--binary="$2" --format=text --output="$1.pg" 2>"$1.err" &&
+	[ -s "$1.pg" ] && diff -u "$1.pg" "$1.prof" >&2
+}
+if ! have_profgen; then
+	skip afdo-llvm-text-profgen "no llvm-profgen 19: scripts/setup-afdo.sh installs llvm-19 into $ROOT"
 else
-	skip afdo-llvm-unsym-profgen "no llvm-profgen 19: scripts/setup-afdo.sh installs llvm-19 into $ROOT"
+	if same_as_profgen pg prog pie.data; then
+		pass afdo-llvm-text-profgen-gcc12
+	else
+		fail afdo-llvm-text-profgen-gcc12
+	fi
+	clang14=$(command -v clang-14 || true)
+	if [ -z "$clang14" ]; then
+		skip afdo-llvm-text-profgen-clang14 "no clang-14: apt-get install clang-14"
+	elif "$clang14" --target=riscv64-linux-gnu -O2 -g -fdebug-info-for-profiling \
+		-funroll-loops -o c14prog "$fix/prog.c" 2>/dev/null &&
+	     "$PC" synth -o c14.data --samples 3000 --depth 32 --binary c14prog \
+		--seed 3 >&2 && same_as_profgen c14 c14prog c14.data; then
+		pass afdo-llvm-text-profgen-clang14
+	else
+		fail afdo-llvm-text-profgen-clang14
+	fi
+fi
+
+# Compilers that live in the trixie root (GCC 14, clang 19) run there.
+in_root_ok() { [ "$(id -u)" = 0 ] && [ -x "$ROOT/usr/bin/$1" ]; }
+rtmp=
+if in_root_ok riscv64-linux-gnu-gcc-14 || in_root_ok clang-19; then
+	rtmp=$(mktemp -d "$ROOT/tmp/t-afdo.XXXXXX")
+	trap 'rm -rf "$tmp" "$rtmp"' EXIT
+	cp "$fix/prog.c" "$rtmp/"
+fi
+rcc() { in_root sh -c "cd ${rtmp#"$ROOT"} && $*"; }
+
+if ! in_root_ok clang-19 || ! have_profgen; then
+	skip afdo-llvm-text-profgen-clang19 "no clang-19 in $ROOT (scripts/setup-afdo.sh) or not root"
+elif rcc clang-19 --target=riscv64-linux-gnu -O2 -g -fdebug-info-for-profiling \
+	-funroll-loops -o c19prog prog.c && cp "$rtmp/c19prog" . &&
+     "$PC" synth -o c19.data --samples 3000 --depth 32 --binary c19prog --seed 5 >&2 &&
+     same_as_profgen c19 c19prog c19.data && cp c19.prof "$rtmp/" &&
+     rcc clang-19 --target=riscv64-linux-gnu -O2 -g -fprofile-sample-use=c19.prof \
+	-Rpass=sample-profile -c prog.c -o c19.o >c19.out 2>&1 &&
+     ! grep -qE 'warning|error' c19.out && grep -q 'remark: .*sample-profile' c19.out; then
+	pass afdo-llvm-text-profgen-clang19
+else
+	fail afdo-llvm-text-profgen-clang19
+fi
+
+# GCC 13 and newer look profiles up by line offset and discriminator,
+# GCC 12 by line offset only: the gcov format follows the GCC named in
+# the binary's DWARF, and GCC 14 takes the result.
+keys() { python3 "$fix/gcov-keys.py" "$1"; }
+if ! in_root_ok riscv64-linux-gnu-gcc-14; then
+	skip afdo-gcov-gcc14-discriminators "no riscv64 GCC 14 in $ROOT (scripts/setup-afdo.sh) or not root"
+elif rcc riscv64-linux-gnu-gcc-14 -O2 -g -o prog14 prog.c && cp "$rtmp/prog14" . &&
+     "$PC" synth -o p14.data --samples 3000 --depth 32 --binary prog14 --seed 7 >&2 &&
+     agg -v -i p14.data --binary prog14 -f gcov -o p14.afdo 2>p14.err &&
+     grep -q 'GCC 14 profile: with discriminators' p14.err &&
+     [ "$(keys p14.afdo | awk '$3 != 0' | wc -l)" -gt 0 ] && cp p14.afdo "$rtmp/" &&
+     rcc riscv64-linux-gnu-gcc-14 -O2 -g -fauto-profile=p14.afdo -Wall \
+	-fdump-tree-optimized-blocks-details -c prog.c -o p14.o >p14.gcc 2>&1 &&
+     [ ! -s p14.gcc ] && grep -q "(auto FDO)" "$rtmp"/*t.optimized; then
+	pass afdo-gcov-gcc14-discriminators
+else
+	cat p14.err p14.gcc >&2 2>/dev/null
+	fail afdo-gcov-gcc14-discriminators
+fi
+agg -v -i pie.data --binary prog -f gcov -o p12.afdo 2>p12.err
+if grep -q 'GCC 12 profile: without discriminators' p12.err &&
+   [ "$(keys p12.afdo | wc -l)" -gt 0 ] &&
+   [ "$(keys p12.afdo | awk '$3 != 0' | wc -l)" = 0 ]; then
+	pass afdo-gcov-gcc12-no-discriminators
+else
+	fail afdo-gcov-gcc12-no-discriminators
+fi
+
+# --- stripped binaries and separate debug information -------------------------
+# A stripped binary keeps every range (its .dynsym knows no function, so
+# no range is across functions); its DWARF and symbols come from the
+# debug file that .gnu_debuglink names or that its build id finds under
+# --symfs DIR/usr/lib/debug/.build-id/: the same profile as unstripped.
+"$CROSS_CC" -O2 -g -rdynamic -o progdyn "$fix/prog.c" &&
+"$PC" synth -o dyn.data --samples 3000 --depth 32 --binary progdyn --seed 7 >&2 &&
+${CROSS}objcopy --only-keep-debug progdyn progdyn.debug &&
+${CROSS}strip -o progdyn.s progdyn &&
+${CROSS}objcopy --add-gnu-debuglink=progdyn.debug progdyn.s progdyn.dl &&
+agg -v -i dyn.data --binary progdyn -o full.txt 2>full.err &&
+agg -v -i dyn.data --binary progdyn.s -o stripped.txt 2>stripped.err &&
+agg -i dyn.data --binary progdyn -f llvm-text -o full.prof ||
+	fail afdo-stripped-build
+ranges() { grep -o 'ranges: [0-9]*, [0-9]* unique' "$1"; }
+if [ -n "$(ranges full.err)" ] && [ "$(ranges full.err)" = "$(ranges stripped.err)" ] &&
+   cmp -s full.txt stripped.txt; then
+	pass afdo-stripped-keeps-ranges
+else
+	ranges full.err >&2; ranges stripped.err >&2
+	fail afdo-stripped-keeps-ranges
+fi
+if agg -i dyn.data --binary progdyn.dl -f llvm-text -o dl.prof &&
+   cmp -s full.prof dl.prof; then
+	pass afdo-debuglink
+else
+	fail afdo-debuglink
+fi
+bid=$(${CROSS}readelf -n progdyn | sed -n 's/.*Build ID: \([0-9a-f]*\)/\1/p')
+mkdir -p "symfs/usr/lib/debug/.build-id/${bid:0:2}" symfs/opt &&
+cp progdyn.debug "symfs/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug" &&
+cp progdyn.s symfs/opt/progdyn
+if [ -n "$bid" ] && agg -i dyn.data --symfs symfs --binary /opt/progdyn \
+	-f llvm-text -o bid.prof && cmp -s full.prof bid.prof; then
+	pass afdo-build-id-debug-dir
+else
+	fail afdo-build-id-debug-dir
 fi
 
 # --- llvm-text -> clang -fprofile-sample-use (a clang-built binary) --------

@@ -171,6 +171,9 @@ void afdo_sym_close(struct afdo_sym *s);
  */
 int afdo_sym_frames(struct afdo_sym *s, uint64_t addr, struct afdo_frame *f,
 		    int max);
+/* The source file and line of the instruction at ADDR; false if unknown. */
+bool afdo_sym_line(struct afdo_sym *s, uint64_t addr, const char **file,
+		   int *line);
 /* Major version of the GCC that built the binary (DW_AT_producer), or 0. */
 int afdo_sym_gcc_major(struct afdo_sym *s);
 /* Name and entry address of the function around ADDR (symbol table). */
@@ -190,6 +193,7 @@ struct afdo_stats {
 	uint64_t branches, branches_outside;
 	uint64_t empty_stacks;
 	uint64_t unmapped_mode;		/* samples taken as link-time addresses */
+	uint64_t weighted;		/* samples weighed by their window */
 };
 
 struct afdo_agg {
@@ -204,12 +208,16 @@ enum afdo_format {
 	AFDO_FMT_LLVM_UNSYM,
 	AFDO_FMT_LLVM_TEXT,
 	AFDO_FMT_GCOV,
+	AFDO_FMT_LINES,
 };
 
 int afdo_write_autofdo_text(FILE *f, const struct afdo_agg *g,
 			    const struct afdo_bin *b);
 int afdo_write_llvm_unsym(FILE *f, const struct afdo_agg *g,
 			  const struct afdo_bin *b);
+/* "file:line count" lines: each line's most executed instruction. */
+int afdo_write_lines(FILE *f, const struct afdo_agg *g, struct afdo_bin *b,
+		     char *err, size_t errlen);
 int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
 			  const struct afdo_agg *g, struct afdo_bin *b,
 			  char *err, size_t errlen);

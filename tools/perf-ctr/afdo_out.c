@@ -285,6 +285,24 @@ static int cmp_ev(const void *x, const void *y)
 	return p->addr < q->addr ? -1 : p->addr > q->addr;
 }
 
+struct sweep {
+	void (*insn)(struct sweep *w, uint64_t addr, uint64_t n, unsigned int len);
+	struct afdo_sym *s;
+};
+
+struct tree_sweep {
+	struct sweep w;
+	struct tree *t;
+};
+
+static void add_insn(struct tree *t, struct afdo_sym *s, uint64_t addr,
+		     uint64_t n, unsigned int len);
+
+static void tree_insn(struct sweep *w, uint64_t addr, uint64_t n, unsigned int len)
+{
+	add_insn(((struct tree_sweep *)w)->t, w->s, addr, n, len);
+}
+
 static void add_insn(struct tree *t, struct afdo_sym *s, uint64_t addr,
 		     uint64_t n, unsigned int len)
 {
@@ -307,8 +325,8 @@ static void add_insn(struct tree *t, struct afdo_sym *s, uint64_t addr,
 }
 
 /* Counts of every instruction covered by a range: a sweep over events. */
-static int sweep_ranges(struct tree *t, struct afdo_sym *s,
-			const struct afdo_agg *g, const struct afdo_bin *b)
+static int sweep_ranges(struct sweep *w, const struct afdo_agg *g,
+			const struct afdo_bin *b)
 {
 	size_t n, i, ne = 0;
 	struct afdo_cnt *v = afdo_map_sorted(&g->ranges, &n);
@@ -348,7 +366,7 @@ static int sweep_ranges(struct tree *t, struct afdo_sym *s,
 
 			if (!len)
 				break;
-			add_insn(t, s, p, (uint64_t)active, len);
+			w->insn(w, p, (uint64_t)active, len);
 			p += len;
 		}
 	}
@@ -757,6 +775,7 @@ int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
 			  char *err, size_t errlen)
 {
 	struct tree *t = calloc(1, sizeof(*t));
+	struct tree_sweep ts;
 	struct afdo_sym *s;
 	struct inst **top;
 	size_t i, n = 0;
@@ -785,7 +804,10 @@ int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
 				gcc, t->nodiscr ? "without" : "with");
 	}
 	t->llvm_discr = fmt == AFDO_FMT_LLVM_TEXT;
-	if (sweep_ranges(t, s, g, b) || add_calls(t, s, g, b)) {
+	ts.w.insn = tree_insn;
+	ts.w.s = s;
+	ts.t = t;
+	if (sweep_ranges(&ts.w, g, b) || add_calls(t, s, g, b)) {
 		snprintf(err, errlen, "out of memory");
 		rc = -1;
 		goto out;
@@ -830,5 +852,86 @@ out:
 		}
 	free(t);
 	afdo_sym_close(s);
+	return rc;
+}
+
+/* ---- lines: the profile as source-line counts, to compare with gcov ---- */
+
+struct line_cnt {
+	const char *file;	/* owned by libdw, one pointer per CU and file */
+	int line;
+	uint64_t n;
+};
+
+struct lines_sweep {
+	struct sweep w;
+	struct line_cnt *v;
+	size_t n, cap;
+	int oom;
+};
+
+static void line_insn(struct sweep *w, uint64_t addr, uint64_t n, unsigned int len)
+{
+	struct lines_sweep *ls = (struct lines_sweep *)w;
+	const char *file;
+	int line;
+
+	(void)len;
+	if (!afdo_sym_line(w->s, addr, &file, &line) || !line)
+		return;
+	if (ls->n == ls->cap) {
+		void *p = xgrow(ls->v, &ls->cap, ls->n + 1, sizeof(*ls->v));
+
+		if (!p) {
+			ls->oom = 1;
+			return;
+		}
+		ls->v = p;
+	}
+	ls->v[ls->n].file = file;
+	ls->v[ls->n].line = line;
+	ls->v[ls->n++].n = n;
+}
+
+static int cmp_line(const void *x, const void *y)
+{
+	const struct line_cnt *p = x, *q = y;
+	int c = strcmp(p->file, q->file);
+
+	if (c)
+		return c;
+	return p->line - q->line;
+}
+
+int afdo_write_lines(FILE *f, const struct afdo_agg *g, struct afdo_bin *b,
+		     char *err, size_t errlen)
+{
+	struct lines_sweep ls = { 0 };
+	size_t i, j;
+	int rc = 0;
+
+	ls.w.insn = line_insn;
+	ls.w.s = afdo_sym_open(b, err, errlen);
+	if (!ls.w.s)
+		return -1;
+	if (sweep_ranges(&ls.w, g, b) || ls.oom) {
+		snprintf(err, errlen, "out of memory");
+		rc = -1;
+		goto out;
+	}
+	/* a line counts as much as its most executed instruction */
+	qsort(ls.v, ls.n, sizeof(*ls.v), cmp_line);
+	for (i = 0; i < ls.n; i = j) {
+		uint64_t max = 0;
+
+		for (j = i; j < ls.n && !cmp_line(&ls.v[i], &ls.v[j]); j++)
+			if (ls.v[j].n > max)
+				max = ls.v[j].n;
+		fprintf(f, "%s:%d %llu\n", ls.v[i].file, ls.v[i].line,
+			(unsigned long long)max);
+	}
+out:
+	free(ls.v);
+	afdo_sym_close(ls.w.s);
 	return rc;
 }

@@ -127,6 +127,21 @@ void afdo_sym_close(struct afdo_sym *s)
 	free(s);
 }
 
+bool afdo_sym_line(struct afdo_sym *s, uint64_t addr, const char **file,
+		   int *line)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *ln;
+
+	if (!cu_of(s, addr, &cu))
+		return false;
+	ln = dwarf_getsrc_die(&cu, addr);
+	if (!ln || dwarf_lineno(ln, line))
+		return false;
+	*file = dwarf_linesrc(ln, NULL, NULL);
+	return *file != NULL;
+}
+
 int afdo_sym_gcc_major(struct afdo_sym *s)
 {
 	Dwarf_Off off = 0, next;

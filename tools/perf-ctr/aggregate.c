@@ -13,7 +13,6 @@
  * branches, never the number of records.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +23,7 @@
 #include "perf-ctr.h"
 #include "afdo.h"
 #include "machine.h"
+#include "options.h"
 
 int afdo_verbose;
 int afdo_gcc_version;
@@ -39,6 +39,7 @@ struct agg_ctx {
 	struct pc_machine mc;
 	int mode;
 	uint64_t maps_bin;
+	uint64_t mmaps, procs, forks, execs;	/* of every input */
 	bool build_id_mismatch;
 	bool progress;
 	uint64_t file_size;
@@ -46,6 +47,7 @@ struct agg_ctx {
 	/* what the kernel dropped, and samples whose filter gives no ranges */
 	uint64_t lost_records, lost_samples, throttled;
 	uint64_t samples_filtered;
+	bool window_weight;	/* weigh records by 1 / window length */
 	uint64_t filter_seen;	/* branch_sample_type of one such event */
 	int oom;
 };
@@ -78,20 +80,26 @@ static int classify(struct agg_ctx *c, const struct pc_dso *d)
 /* Once the side-band is in: which files are the binary, and the mode. */
 static void decide(struct agg_ctx *c)
 {
+	uint64_t maps = 0;
 	struct pc_dso *d;
 
 	for (d = c->mc.dsos; d; d = d->next) {
 		d->mark = classify(c, d);
 		if (d->mark == DSO_BINARY)
-			c->maps_bin += pc_machine_count_maps(&c->mc, d);
+			maps += pc_machine_count_maps(&c->mc, d);
 		else if (d->mark == DSO_OTHER_BUILD)
 			c->build_id_mismatch = true;
 	}
+	c->maps_bin += maps;
+	c->mmaps += c->mc.nr_mmaps;
+	c->procs += c->mc.nr_procs;
+	c->forks += c->mc.nr_forks;
+	c->execs += c->mc.nr_execs;
 	/*
 	 * Only a recording without any mapping (written by hand, or a brstack
 	 * text) is taken at the binary's link-time addresses.
 	 */
-	c->mode = c->maps_bin || c->mc.nr_mmaps ? MODE_MAPPED : MODE_IDENTITY;
+	c->mode = maps || c->mc.nr_mmaps ? MODE_MAPPED : MODE_IDENTITY;
 	if (c->mode == MODE_IDENTITY)
 		fprintf(stderr, "perf-ctr aggregate: warning: the recording maps no file: addresses are taken as %s's link-time addresses\n",
 			c->bin->path);
@@ -176,12 +184,48 @@ static void progress(struct agg_ctx *c, const struct pc_sample *s)
 			(unsigned long long)c->g.st.samples);
 }
 
+/*
+ * A sample's records cover the last N taken branches before it. Sampled
+ * every P instructions (or cycles), an instruction executed where taken
+ * branches are sparse is inside many samples' windows, one executed
+ * where they are dense in few: unweighted, its range count is its
+ * execution count times the length of the window around it. Weighing
+ * each sample's records by 1 / (its window's length) makes every range
+ * count proportional to execution counts again. Sampled every P taken
+ * branches (a branch event, as x86 AutoFDO records), windows cover equal
+ * shares of the branch stream and need no weight.
+ */
+#define WEIGHT_UNIT	(1ULL << 20)	/* the weight of a 1-byte window */
+
+static uint64_t window_weight(const struct pc_sample *s)
+{
+	uint64_t span = 0, i;
+
+	for (i = 1; i < s->nr; i++) {
+		uint64_t to = s->br[i].to, from = s->br[i - 1].from;
+
+		/* bytes of straight-line code between the two, and the branch */
+		if (to && from >= to && from - to < WEIGHT_UNIT)
+			span += from - to;
+		span += 4;
+	}
+	if (!span)
+		return 1;
+	return WEIGHT_UNIT / span ? WEIGHT_UNIT / span : 1;
+}
+
+static bool branch_event(const struct perf_event_attr *attr)
+{
+	return attr && attr->type == PERF_TYPE_HARDWARE &&
+	       attr->config == PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
+}
+
 static int on_sample(void *vc, const struct pc_sample *s)
 {
 	struct agg_ctx *c = vc;
 	struct afdo_stats *st = &c->g.st;
 	const struct afdo_bin *b = c->bin;
-	uint64_t ip, prev_from = 0, i, time = pc_sample_time(s);
+	uint64_t ip, prev_from = 0, i, time = pc_sample_time(s), w = 1;
 	bool prev_ok = false, prev_mapped = false;
 	uint32_t pid = pc_sample_pid(s);
 
@@ -207,6 +251,10 @@ static int on_sample(void *vc, const struct pc_sample *s)
 		return 0;
 	}
 	st->records += s->nr;
+	if (c->window_weight && !branch_event(s->attr)) {
+		w = window_weight(s);
+		st->weighted++;
+	}
 	for (i = 0; i < s->nr; i++) {
 		uint64_t from = 0, to = 0;
 		bool fm = reloc(c, pid, time, s->br[i].from, &from);
@@ -216,7 +264,7 @@ static int on_sample(void *vc, const struct pc_sample *s)
 
 		st->branches++;
 		if (fok && tok) {
-			if (afdo_map_add(&c->g.branches, from, to, 1))
+			if (afdo_map_add(&c->g.branches, from, to, w))
 				goto oom;
 		} else {
 			st->branches_outside++;
@@ -231,7 +279,7 @@ static int on_sample(void *vc, const struct pc_sample *s)
 					st->ranges_outside++;
 				else if ((to | prev_from) & 1)
 					st->ranges_misaligned++;
-				else if (afdo_map_add(&c->g.ranges, to, prev_from, 1))
+				else if (afdo_map_add(&c->g.ranges, to, prev_from, w))
 					goto oom;
 			} else if (tm || prev_mapped) {
 				/* one end in the binary, the other not */
@@ -376,28 +424,21 @@ static int drop_cross_function(struct afdo_agg *g, const struct afdo_bin *b)
 	return 0;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: perf-ctr aggregate --binary B [--format F] [-i FILE] [-o FILE]\n"
-"                          [--symfs DIR] [--input-format perf|brstack] [-v]\n"
-"\n"
+static const struct pc_usage usage = {
+	.cmd = "aggregate",
+	.synopsis = "--binary B [options]",
+	.about =
 "  Turns branch stacks of B into an AutoFDO profile. Formats:\n"
 "    autofdo-text  create_gcov --profiler=text input (default; stdout)\n"
 "    llvm-unsym    llvm-profgen --unsymbolized-profile input (stdout)\n"
 "    llvm-text     LLVM sample profile text, clang -fprofile-sample-use (stdout)\n"
 "    gcov          GCC >= 12 -fauto-profile file (default -o fbdata.afdo)\n"
-"\n"
-"  -i, --input FILE     perf.data to read (default perf.data, '-' for stdin)\n"
-"  -o, --output FILE    where the profile goes ('-' for stdout)\n"
-"  -b, --binary B       the profiled program, with debug info for the\n"
-"                       symbolized formats; matched by build id, else name\n"
-"  -f, --format F       one of the formats above\n"
-"      --symfs DIR      look for B under DIR when it is not found as given\n"
-"      --input-format   'brstack': FILE is `perf script -F ip,brstack` text\n"
-"                       (link-time addresses, no relocation)\n"
-"  -v, --verbose        counts of what was used and what was dropped\n");
-}
+"    lines         'file:line count' of each source line (to compare with gcov)\n"
+"  Several -i recordings are merged into one profile. The profile appears\n"
+"  whole or not at all. -v: counts of what was used\n"
+"  and what was dropped; --symfs DIR: look for B under DIR when it is not\n"
+"  found as given.\n",
+};
 
 static const struct {
 	const char *name;
@@ -407,7 +448,40 @@ static const struct {
 	{ "llvm-unsym", AFDO_FMT_LLVM_UNSYM },
 	{ "llvm-text", AFDO_FMT_LLVM_TEXT },
 	{ "gcov", AFDO_FMT_GCOV },
+	{ "lines", AFDO_FMT_LINES },
 };
+
+#define MAX_INPUTS 256
+
+struct inputs {
+	const char *file[MAX_INPUTS];
+	unsigned int nr;
+};
+
+/* -i FILE, once per recording to merge. */
+static int add_input(const struct pc_option *opt, const char *arg)
+{
+	struct inputs *in = opt->value;
+
+	if (in->nr == MAX_INPUTS) {
+		fprintf(stderr, "perf-ctr aggregate: more than %d inputs\n", MAX_INPUTS);
+		return -1;
+	}
+	in->file[in->nr++] = arg;
+	return 0;
+}
+
+static int set_weight(const struct pc_option *opt, const char *arg)
+{
+	bool *window = opt->value;
+
+	if (!strcmp(arg, "window") || !strcmp(arg, "none")) {
+		*window = !strcmp(arg, "window");
+		return 0;
+	}
+	fprintf(stderr, "perf-ctr aggregate: --weight is window or none, not '%s'\n", arg);
+	return -1;
+}
 
 /* Resident anonymous memory (the tables; not the mapped input) in KiB. */
 static unsigned long rss_anon_kb(void)
@@ -451,9 +525,9 @@ static void print_stats(const struct agg_ctx *c)
 		(unsigned long long)st->ranges_misaligned,
 		(unsigned long long)st->ranges_cross_func,
 		(unsigned long long)c->g.addrs.used,
-		(unsigned long long)c->mc.nr_mmaps, (unsigned long long)c->maps_bin,
-		(unsigned long long)c->mc.nr_procs, (unsigned long long)c->mc.nr_forks,
-		(unsigned long long)c->mc.nr_execs,
+		(unsigned long long)c->mmaps, (unsigned long long)c->maps_bin,
+		(unsigned long long)c->procs, (unsigned long long)c->forks,
+		(unsigned long long)c->execs,
 		(unsigned long long)c->lost_records, (unsigned long long)c->lost_samples,
 		(unsigned long long)c->throttled, (unsigned long long)c->samples_filtered,
 		tables / 1024, rss_anon_kb());
@@ -461,19 +535,12 @@ static void print_stats(const struct agg_ctx *c)
 
 int cmd_aggregate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "binary", required_argument, NULL, 'b' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "symfs", required_argument, NULL, 'S' },
-		{ "input-format", required_argument, NULL, 'I' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *input = "perf.data", *output = NULL, *binary = NULL;
-	const char *fmt_name = "autofdo-text", *symfs = pc_symfs, *in_fmt = "perf";
+	const char *input, *output = NULL, *binary = NULL, *debug = NULL;
+	const char *fmt_name = "autofdo-text", *symfs, *in_fmt = "perf";
+	struct inputs inputs = { .nr = 0 };
+	unsigned long gcc_version = 0;
+	bool window = false;
+	unsigned int n;
 	char path[4096], err[512];
 	struct afdo_bin bin;
 	struct agg_ctx c;
@@ -484,38 +551,52 @@ int cmd_aggregate(int argc, char **argv)
 	char *tmp = NULL;
 	FILE *out;
 	size_t i;
-	int o, rc;
+	int rc;
+	const struct pc_option opts[] = {
+		PC_CALLBACK('i', "input", &inputs, "FILE",
+			    "perf.data to read (default perf.data, - for stdin);\n"
+			    "give it again to merge several recordings", add_input),
+		PC_STRING('o', "output", &output, "FILE",
+			  "where the profile goes (- for stdout)"),
+		PC_STRING('b', "binary", &binary, "B",
+			  "the profiled program, with debug info for the\n"
+			  "symbolized formats; matched by build id, else name"),
+		PC_STRING('f', "format", &fmt_name, "F", "one of the formats above"),
+		PC_STRING(0, "debug-binary", &debug, "FILE",
+			  "B's DWARF and symbols are in FILE (objcopy\n"
+			  "--only-keep-debug); else in B, or found by its build\n"
+			  "id or .gnu_debuglink"),
+		PC_CALLBACK(0, "weight", &window, "window|none",
+			    "window: weigh each sample's records by 1 / its\n"
+			    "window's length (samples of a non-branch event);\n"
+			    "none (default): every record counts 1, as\n"
+			    "llvm-profgen counts", set_weight),
+		PC_ULONG(0, "gcc-version", &gcc_version, "N",
+			 "the GCC the gcov profile is for (default: the one\n"
+			 "in B's DWARF); 13 and later get discriminators"),
+		PC_STRING(0, "input-format", &in_fmt, "perf|brstack",
+			  "brstack: FILE is `perf script -F ip,brstack`\n"
+			  "text (link-time addresses, no relocation)"),
+		PC_END(),
+	};
 
+	/* -v and --symfs are common options: they set pc_verbose and pc_symfs. */
+	argc = pc_parse_options(argc, argv, opts, &usage, 0);
+	if (argc < 0)
+		return pc_parse_exit(argc);
 	afdo_verbose = pc_verbose;
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "i:o:b:f:vh", opts, NULL)) != -1) {
-		switch (o) {
-		case 'i': input = optarg; break;
-		case 'o': output = optarg; break;
-		case 'b': binary = optarg; break;
-		case 'f': fmt_name = optarg; break;
-		case 'S': symfs = optarg; break;
-		case 'I': in_fmt = optarg; break;
-		case 'v': afdo_verbose++; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "perf-ctr aggregate: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return 2;
-	}
-	if (!binary) {
-		fprintf(stderr, "perf-ctr aggregate: --binary is required\n");
-		usage(stderr);
-		return 2;
-	}
+	afdo_gcc_version = (int)gcc_version;
+	symfs = pc_symfs;
+	if (!inputs.nr)
+		inputs.file[inputs.nr++] = "perf.data";
+	input = inputs.file[0];
+	if (!binary)
+		return pc_usage_error(opts, &usage, "--binary is required");
 	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 		if (!strcmp(fmt_name, formats[i].name))
 			break;
 	if (i == sizeof(formats) / sizeof(formats[0])) {
-		fprintf(stderr, "perf-ctr aggregate: unknown format '%s' (autofdo-text, llvm-unsym, llvm-text, gcov)\n",
+		fprintf(stderr, "perf-ctr aggregate: unknown format '%s' (autofdo-text, llvm-unsym, llvm-text, gcov, lines)\n",
 			fmt_name);
 		return 2;
 	}
@@ -528,18 +609,16 @@ int cmd_aggregate(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/%s", symfs, binary);
 		binary = path;
 	}
-	if (afdo_bin_open(&bin, binary, NULL, symfs, err, sizeof(err))) {
+	if (afdo_bin_open(&bin, binary, debug, symfs, err, sizeof(err))) {
 		fprintf(stderr, "perf-ctr aggregate: %s\n", err);
 		return 1;
 	}
 
 	memset(&c, 0, sizeof(c));
-	pc_machine_init(&c.mc);
 	c.bin = &bin;
 	c.bin_base = base_name(binary);
 	c.progress = isatty(2);
-	if (strcmp(input, "-") && !stat(input, &sb))
-		c.file_size = (uint64_t)sb.st_size;
+	c.window_weight = window;
 	if (afdo_map_init(&c.g.ranges, 1 << 12) || afdo_map_init(&c.g.branches, 1 << 12) ||
 	    afdo_map_init(&c.g.addrs, 1 << 10)) {
 		fprintf(stderr, "perf-ctr aggregate: out of memory\n");
@@ -548,11 +627,21 @@ int cmd_aggregate(int argc, char **argv)
 	memset(&h, 0, sizeof(h));
 	h.sample = on_sample;
 	h.lost = on_lost;
-	memset(&perr, 0, sizeof(perr));
-	if (!strcmp(in_fmt, "brstack"))
-		rc = read_brstack_text(input, &c, &perr);
-	else
-		rc = pc_machine_read(&c.mc, input, &h, &c, &perr);
+	/* Each recording has its own processes: one model each, one profile. */
+	for (n = 0, rc = 0; n < inputs.nr && !rc && !c.oom; n++) {
+		input = inputs.file[n];
+		memset(&perr, 0, sizeof(perr));
+		c.file_size = 0;
+		if (strcmp(input, "-") && !stat(input, &sb))
+			c.file_size = (uint64_t)sb.st_size;
+		pc_machine_free(&c.mc);
+		pc_machine_init(&c.mc);
+		c.mode = MODE_UNDECIDED;
+		if (!strcmp(in_fmt, "brstack"))
+			rc = read_brstack_text(input, &c, &perr);
+		else
+			rc = pc_machine_read(&c.mc, input, &h, &c, &perr);
+	}
 	if (c.progress && c.g.st.samples >= 0x10000)
 		fputc('\n', stderr);
 	if (c.oom) {
@@ -617,6 +706,12 @@ int cmd_aggregate(int argc, char **argv)
 		break;
 	case AFDO_FMT_LLVM_UNSYM:
 		rc = afdo_write_llvm_unsym(out, &c.g, &bin);
+		break;
+	case AFDO_FMT_LINES:
+		err[0] = 0;
+		rc = afdo_write_lines(out, &c.g, &bin, err, sizeof(err));
+		if (rc && err[0])
+			fprintf(stderr, "perf-ctr aggregate: %s\n", err);
 		break;
 	default:
 		err[0] = 0;

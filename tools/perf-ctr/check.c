@@ -14,12 +14,14 @@
  *   sample's of the same process and event: the buffer was read again
  *   without being cleared or refilled.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "perf-ctr.h"
 #include "machine.h"
+#include "options.h"
 
 enum { D_EMPTY, D_BACKWARD, D_OUTSIDE, D_DUP, NR_DIAG };
 
@@ -133,40 +135,46 @@ static int on_mmap(void *ctx, const struct pc_mmap *m)
 	return 0;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: perf-ctr check [-i FILE] [--max-examples N] [--no-fail] [-v]\n"
+static const struct pc_usage usage = {
+	.cmd = "check",
+	.synopsis = "[options]",
+	.about =
 "  Lint branch stacks: empty-stack, backward-range, outside-mapping,\n"
 "  duplicate-stack. Prints up to N examples per diagnostic (default 5,\n"
-"  all with -v), then one count per diagnostic. Exits 1 if any count is\n"
-"  non-zero (0 with --no-fail), 2 if the file cannot be read.\n");
-}
+"  all with -v), then one count per diagnostic.\n",
+	.exit =
+"Exit status: 0 if every count is 0 (or with --no-fail), 1 if not, 2 if\n"
+"the file cannot be read or the output written, or on a usage error.",
+};
 
 int cmd_check(int argc, char **argv)
 {
-	const char *in = "perf.data";
+	const char *in = "perf.data", *output = "-";
 	struct check c = { .max_examples = 5 };
 	struct pc_handlers h = { .sample = on_sample, .mmap = on_mmap };
 	struct pc_error err = { 0 };
+	struct pc_stdout o;
 	bool no_fail = false;
 	uint64_t total = 0;
 	int i, ret;
+	const struct pc_option opts[] = {
+		PC_STRING('i', "input", &in, "FILE",
+			  "perf.data to read (default perf.data, - for stdin)"),
+		PC_STRING('o', "output", &output, "FILE",
+			  "where to write (default -, stdout)"),
+		PC_ULONG(0, "max-examples", &c.max_examples, "N",
+			 "examples per diagnostic (default 5)"),
+		PC_BOOL(0, "no-fail", &no_fail, "exit 0 even when something is found"),
+		PC_END(),
+	};
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "-i") && i + 1 < argc) {
-			in = argv[++i];
-		} else if (!strcmp(argv[i], "--max-examples") && i + 1 < argc) {
-			c.max_examples = strtoul(argv[++i], NULL, 0);
-		} else if (!strcmp(argv[i], "--no-fail")) {
-			no_fail = true;
-		} else {
-			usage(stderr);
-			return 2;
-		}
+	argc = pc_parse_options(argc, argv, opts, &usage, 0);
+	if (argc < 0)
+		return pc_parse_exit(argc);
+	/* The examples are printed as the file is read. */
+	if (pc_stdout_redirect(&o, output)) {
+		fprintf(stderr, "perf-ctr check: %s: %s\n", output, strerror(errno));
+		return 2;
 	}
 	pc_machine_init(&c.mc);
 	ret = pc_machine_read(&c.mc, in, &h, &c, &err);
@@ -178,6 +186,7 @@ int cmd_check(int argc, char **argv)
 	}
 	pc_machine_free(&c.mc);
 	if (ret) {
+		pc_stdout_restore(&o, false);
 		pc_print_error(in, &err);
 		return 2;
 	}
@@ -188,6 +197,12 @@ int cmd_check(int argc, char **argv)
 	for (i = 0; i < NR_DIAG; i++) {
 		printf("%-16s %llu\n", diag_names[i], (unsigned long long)c.counts[i]);
 		total += c.counts[i];
+	}
+	/* Exit status 1 is taken (something found): an error is 2, as above. */
+	if (pc_stdout_restore(&o, true)) {
+		fprintf(stderr, "perf-ctr check: %s: write error: %s\n",
+			strcmp(output, "-") ? output : "stdout", strerror(errno));
+		return 2;
 	}
 	return total && !no_fail ? 1 : 0;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "perf-ctr.h"
+#include "options.h"
 
 #define CTRDATA_RESERVED	(~0xffff800fULL)	/* 14:4 and 63:32 */
 
@@ -56,35 +57,32 @@ static int parse_hex(const char *s, uint64_t *v)
 	return (errno || end == s || *end) ? -1 : 0;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: perf-ctr decode [SOURCE TARGET DATA]...\n"
+static const struct pc_usage usage = {
+	.cmd = "decode",
+	.synopsis = "[options] [SOURCE TARGET DATA]...",
+	.about =
 "  Decode CTR entries: ctrsource, ctrtarget, ctrdata in hex (0x optional),\n"
-"  as arguments or, without arguments, one triplet per line of stdin.\n"
+"  as arguments or, without arguments, one triplet per line of the input.\n"
 "  Prints per entry: N: FROM -> TO type=T:NAME perf=PERF_TYPE misp=M\n"
 "  ccv=V cce=E ccm=M cycles=C, or 'invalid (V=0)'. Cycles decode as\n"
-"  CCE ? (4096 + CCM) << (CCE - 1) : CCM, 0 when CCV is clear.\n");
-}
+"  CCE ? (4096 + CCM) << (CCE - 1) : CCM, 0 when CCV is clear.\n",
+};
 
-int cmd_decode(int argc, char **argv)
+/* The triplets of the arguments, or of the lines of IN. 0, 1 or 2. */
+static int decode(int argc, char **argv, FILE *in)
 {
 	uint64_t v[3];
 	unsigned long n = 0, line = 0;
 	char buf[1024];
 	int i;
 
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		usage(stdout);
-		return 0;
-	}
-	if (argc > 1) {
-		if ((argc - 1) % 3) {
+	if (argc) {
+		if (argc % 3) {
 			fprintf(stderr, "perf-ctr decode: %d values, need triplets\n",
-				argc - 1);
+				argc);
 			return 2;
 		}
-		for (i = 1; i < argc; i += 3) {
+		for (i = 0; i < argc; i += 3) {
 			if (parse_hex(argv[i], &v[0]) || parse_hex(argv[i + 1], &v[1]) ||
 			    parse_hex(argv[i + 2], &v[2])) {
 				fprintf(stderr, "perf-ctr decode: bad hex value in '%s %s %s'\n",
@@ -95,7 +93,7 @@ int cmd_decode(int argc, char **argv)
 		}
 		return 0;
 	}
-	while (fgets(buf, sizeof(buf), stdin)) {
+	while (fgets(buf, sizeof(buf), in)) {
 		char *tok, *save = NULL, *hash = strchr(buf, '#');
 		int k = 0;
 
@@ -120,5 +118,53 @@ int cmd_decode(int argc, char **argv)
 		}
 		decode_one(n++, v[0], v[1], v[2]);
 	}
+	if (ferror(in)) {
+		fprintf(stderr, "perf-ctr decode: read error: %s\n", strerror(errno));
+		return 1;
+	}
 	return 0;
+}
+
+int cmd_decode(int argc, char **argv)
+{
+	const char *input = "-", *output = "-";
+	struct pc_stdout o;
+	FILE *in = stdin;
+	int ret;
+	const struct pc_option opts[] = {
+		PC_STRING('i', "input", &input, "FILE",
+			  "triplets to read without arguments (default -,\n"
+			  "stdin)"),
+		PC_STRING('o', "output", &output, "FILE",
+			  "where to write (default -, stdout)"),
+		PC_END(),
+	};
+
+	argc = pc_parse_options(argc, argv, opts, &usage, PC_PARSE_ARGS);
+	if (argc < 0)
+		return pc_parse_exit(argc);
+	if (argc && strcmp(input, "-"))
+		return pc_usage_error(opts, &usage, "triplets both as arguments and from -i");
+	if (strcmp(input, "-")) {
+		in = fopen(input, "r");
+		if (!in) {
+			fprintf(stderr, "perf-ctr decode: %s: %s\n", input, strerror(errno));
+			return 1;
+		}
+	}
+	if (pc_stdout_redirect(&o, output)) {
+		fprintf(stderr, "perf-ctr decode: %s: %s\n", output, strerror(errno));
+		ret = 1;
+	} else {
+		ret = decode(argc, argv, in);
+		/* Bad input leaves no file. */
+		if (pc_stdout_restore(&o, !ret) && !ret) {
+			fprintf(stderr, "perf-ctr decode: %s: write error: %s\n",
+				strcmp(output, "-") ? output : "stdout", strerror(errno));
+			ret = 1;
+		}
+	}
+	if (in != stdin)
+		fclose(in);
+	return ret;
 }

@@ -3,15 +3,17 @@
  * perf-ctr: RISC-V Control Transfer Records (and any perf branch stack)
  * from perf.data to reports, lint and AutoFDO profiles.
  *
- * Options that every subcommand understands the way perf does (-v,
- * --symfs) are taken out of argv here, wherever they appear, so each
- * subcommand parses only its own.
+ * The options every command understands (-v, --symfs) may come before
+ * the command's name, as with perf, or after it, where the command's own
+ * parser finds them (options.c). Nothing after the command's name is
+ * looked at here: it may be a workload's own arguments.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "perf-ctr.h"
+#include "options.h"
 
 int pc_verbose;
 const char *pc_symfs = "";
@@ -32,67 +34,54 @@ static const struct subcmd subcmds[] = {
 	{ "synth", cmd_synth, "write a synthetic perf.data (tests, benchmarks)" },
 };
 
-static void usage(FILE *f)
+/* The commands and what they do, between the synopsis and the options. */
+static const char *commands_text(void)
 {
-	size_t i;
+	static char text[1024];
+	size_t i, n = 0;
 
-	fprintf(f, "usage: perf-ctr [-v] [--symfs DIR] COMMAND [ARGS]\n\n");
-	for (i = 0; i < sizeof(subcmds) / sizeof(subcmds[0]); i++)
-		fprintf(f, "   %-10s %s\n", subcmds[i].name, subcmds[i].help);
-	fprintf(f, "\n'perf-ctr COMMAND --help' describes a command; see also "
-		   "Documentation/perf-ctr.txt.\n");
-}
-
-/* Remove the global options from argv; returns the new argc. */
-static int global_opts(int argc, char **argv)
-{
-	int i, n = 0;
-
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
-			pc_verbose++;
-			continue;
-		}
-		if (!strcmp(argv[i], "--symfs") && i + 1 < argc) {
-			pc_symfs = argv[++i];
-			continue;
-		}
-		if (!strncmp(argv[i], "--symfs=", 8)) {
-			pc_symfs = argv[i] + 8;
-			continue;
-		}
-		/* After "--" everything is the recorded command's. */
-		if (!strcmp(argv[i], "--")) {
-			while (i < argc)
-				argv[n++] = argv[i++];
-			break;
-		}
-		argv[n++] = argv[i];
-	}
-	argv[n] = NULL;
-	return n;
+	for (i = 0; i < sizeof(subcmds) / sizeof(subcmds[0]) && n < sizeof(text); i++)
+		n += snprintf(text + n, sizeof(text) - n, "   %-10s %s\n",
+			      subcmds[i].name, subcmds[i].help);
+	if (n < sizeof(text))
+		snprintf(text + n, sizeof(text) - n, "\n'perf-ctr COMMAND --help' "
+			 "describes a command; see also Documentation/perf-ctr.txt.\n");
+	return text;
 }
 
 int main(int argc, char **argv)
 {
+	static const struct pc_option opts[] = { PC_END() };
+	const struct pc_usage usage = {
+		.synopsis = "[-v] [--symfs DIR] COMMAND [ARGS]",
+		.about = commands_text(),
+	};
 	size_t i;
+	int n;
 
-	argc = global_opts(argc, argv);
-	if (argc < 2) {
-		usage(stderr);
-		return 2;
-	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "help")) {
-		usage(stdout);
+	/* Only the common options, and only up to the command's name. */
+	n = pc_parse_options(argc, argv, opts, &usage, PC_PARSE_STOP);
+	if (n < 0)
+		return pc_parse_exit(n);
+	if (!n)
+		return pc_usage_error(opts, &usage, "no command given");
+	if (!strcmp(argv[0], "help")) {
+		/* "perf-ctr help COMMAND" is "perf-ctr COMMAND --help". */
+		if (n > 1) {
+			char *help_argv[] = { argv[1], "--help", NULL };
+
+			for (i = 0; i < sizeof(subcmds) / sizeof(subcmds[0]); i++)
+				if (!strcmp(argv[1], subcmds[i].name))
+					return subcmds[i].fn(2, help_argv);
+			return pc_usage_error(opts, &usage, "unknown command '%s'", argv[1]);
+		}
+		pc_usage_print(stdout, opts, &usage);
 		return 0;
 	}
 	for (i = 0; i < sizeof(subcmds) / sizeof(subcmds[0]); i++)
-		if (!strcmp(argv[1], subcmds[i].name))
-			return subcmds[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "perf-ctr: unknown command '%s'\n\n", argv[1]);
-	usage(stderr);
-	return 2;
+		if (!strcmp(argv[0], subcmds[i].name))
+			return subcmds[i].fn(n, argv);
+	return pc_usage_error(opts, &usage, "unknown command '%s'", argv[0]);
 }
 
 void pc_print_error(const char *file, const struct pc_error *err)

@@ -141,6 +141,8 @@ uint64_t pc_ctr_cycles(uint64_t ctrdata);
 /*
  * perf.data writer. Add every attr first, then records; pc_writer_close()
  * writes the header, the attrs and the features and returns 0 or -1.
+ * The file appears (is renamed from a temporary one beside it) only when
+ * pc_writer_close() succeeds.
  */
 struct pc_writer;
 struct pc_writer *pc_writer_open(const char *file, struct pc_error *err);
@@ -156,6 +158,8 @@ int pc_writer_raw(struct pc_writer *w, const void *rec, size_t size);
 /* Remember a build id for the HEADER_BUILD_ID feature. */
 int pc_writer_build_id(struct pc_writer *w, const struct pc_mmap *m);
 int pc_writer_close(struct pc_writer *w);
+/* Instead of pc_writer_close(): free W and leave no file behind. */
+void pc_writer_discard(struct pc_writer *w);
 uint64_t pc_writer_nr_samples(const struct pc_writer *w);
 
 /*

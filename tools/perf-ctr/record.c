@@ -30,6 +30,7 @@
 #include <perf/threadmap.h>
 
 #include "perf-ctr.h"
+#include "options.h"
 
 /*
  * libperf allocates the sample ids of PERF_FORMAT_ID events when it maps
@@ -308,25 +309,47 @@ static int libperf_print(enum libperf_print_level level, const char *fmt, va_lis
 	return vfprintf(stderr, fmt, ap);
 }
 
-static void usage(FILE *f)
+/* -j: perf's filters, added to those of -b and earlier -j. */
+static int opt_filter(const struct pc_option *opt, const char *arg)
 {
-	fprintf(f,
-"usage: perf-ctr record [-e EVENT] [-b | -j FILTERS] [-c PERIOD | -F FREQ]\n"
-"                       [-o FILE] [--dry-run] [-v] -- CMD [ARGS]\n"
-"  Run CMD and record samples with branch stacks into FILE (perf.data).\n"
-"  -e EVENT    cycles (default), instructions, cpu-clock or task-clock\n"
-"  -b          record any taken branch (-j any)\n"
-"  -j FILTERS  perf's branch filters, comma-separated: any, any_call,\n"
-"              any_ret, ind_call, call, ind_jmp (or ind_jump), cond, stack,\n"
-"              abort_tx, in_tx, no_tx; u, k, hv; save_type, priv, hw_index,\n"
-"              no_flags, no_cycles, counter. Only u/k/hv means any.\n"
-"  -c PERIOD   sample every PERIOD events (default 10007)\n"
-"  -F FREQ     sample FREQ times a second instead\n"
-"  --dry-run   print the event that would be opened, run nothing\n"
-"  Reads %s. A filter the kernel refuses is named,\n"
-"  dropped, and the rest recorded (or 'any' if nothing is left).\n",
-		CAPS_BRANCHES);
+	uint64_t f;
+
+	if (parse_branch_filter(arg, &f))
+		return -1;
+	*(uint64_t *)opt->value |= f;
+	return 0;
 }
+
+struct rate {
+	uint64_t period, freq;
+};
+
+/* -c: a period, which replaces an earlier -F. */
+static int opt_period(const struct pc_option *opt, const char *arg)
+{
+	struct rate *rate = opt->value;
+
+	if (pc_parse_u64(arg, &rate->period)) {
+		fprintf(stderr, "perf-ctr record: option -c/--count: '%s' is not a number\n", arg);
+		return -1;
+	}
+	rate->freq = 0;
+	return 0;
+}
+
+static const struct pc_usage usage = {
+	.cmd = "record",
+	.synopsis = "[options] [--] CMD [ARGS]",
+	.about =
+"  Run CMD and record samples with branch stacks into FILE (perf.data).\n"
+"  Options end at CMD: what follows it is CMD's.\n"
+"  Reads " CAPS_BRANCHES ".\n"
+"  A filter the kernel refuses is named, dropped, and the rest recorded\n"
+"  (or 'any' if nothing is left).\n",
+	.exit =
+"Exit status: CMD's when it was recorded, 1 if it could not be, 2 on a\n"
+"usage error.",
+};
 
 int cmd_record(int argc, char **argv)
 {
@@ -334,60 +357,43 @@ int cmd_record(int argc, char **argv)
 	struct rec r = { .child = -1 };
 	struct pc_error err = { 0 };
 	struct perf_counts_values counts = { 0 };
-	uint64_t bst = 0, period = 10007, freq = 0, samples = 0, lost = 0, *ids = NULL;
+	uint64_t bst = 0, samples = 0, lost = 0, *ids = NULL;
+	struct rate rate = { .period = 10007 };
 	size_t nr_ids;
 	struct pc_writer *w = NULL;
 	int i, pipefd[2], status = 0, ret = 1, e;
-	bool branches = false, dry = false;
-	char **cmd = NULL;
+	bool branches, any = false, dry = false;
+	char **cmd;
+	const struct pc_option opts[] = {
+		PC_STRING('e', "event", &event, "EVENT",
+			  "cycles (default), instructions, cpu-clock or\n"
+			  "task-clock"),
+		PC_BOOL('b', "branch-any", &any, "record any taken branch (-j any)"),
+		PC_CALLBACK('j', "branch-filter", &bst, "FILTERS",
+			    "perf's branch filters, comma-separated: any,\n"
+			    "any_call, any_ret, ind_call, call, ind_jmp (or\n"
+			    "ind_jump), cond, stack, abort_tx, in_tx, no_tx;\n"
+			    "u, k, hv; save_type, priv, hw_index, no_flags,\n"
+			    "no_cycles, counter. Only u/k/hv means any.",
+			    opt_filter),
+		PC_CALLBACK('c', "count", &rate, "PERIOD",
+			    "sample every PERIOD events (default 10007)", opt_period),
+		PC_U64('F', "freq", &rate.freq, "FREQ", "sample FREQ times a second instead"),
+		PC_STRING('o', "output", &out, "FILE", "where to write (default perf.data)"),
+		PC_BOOL(0, "dry-run", &dry, "print the event that would be opened, run nothing"),
+		PC_END(),
+	};
 
-	for (i = 1; i < argc; i++) {
-		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(o, "--")) {
-			cmd = argv + i + 1;
-			break;
-		} else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(o, "-b")) {
-			branches = true;
-			bst |= PERF_SAMPLE_BRANCH_ANY;
-		} else if (!strcmp(o, "--dry-run")) {
-			dry = true;
-		} else if (!strcmp(o, "-j") && v) {
-			uint64_t f;
-
-			if (parse_branch_filter(v, &f))
-				return 2;
-			bst |= f;
-			branches = true;
-			i++;
-		} else if (!strcmp(o, "-c") && v) {
-			period = strtoull(v, NULL, 0);
-			freq = 0;
-			i++;
-		} else if (!strcmp(o, "-F") && v) {
-			freq = strtoull(v, NULL, 0);
-			i++;
-		} else if (!strcmp(o, "-o") && v) {
-			out = v;
-			i++;
-		} else if (!strcmp(o, "-e") && v) {
-			event = v;
-			i++;
-		} else if (o[0] != '-') {
-			cmd = argv + i;
-			break;
-		} else {
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (!dry && (!cmd || !cmd[0])) {
-		usage(stderr);
-		return 2;
-	}
+	/* Options end at the workload: what follows it, -v too, is its own. */
+	argc = pc_parse_options(argc, argv, opts, &usage, PC_PARSE_STOP);
+	if (argc < 0)
+		return pc_parse_exit(argc);
+	cmd = argv;
+	if (!dry && !argc)
+		return pc_usage_error(opts, &usage, "no command to run");
+	if (any)
+		bst |= PERF_SAMPLE_BRANCH_ANY;
+	branches = bst != 0;
 
 	memset(&r.attr, 0, sizeof(r.attr));
 	r.attr.size = sizeof(r.attr);
@@ -405,11 +411,11 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "perf-ctr record: unknown event '%s'\n", event);
 		return 2;
 	}
-	if (freq) {
+	if (rate.freq) {
 		r.attr.freq = 1;
-		r.attr.sample_freq = freq;
+		r.attr.sample_freq = rate.freq;
 	} else {
-		r.attr.sample_period = period;
+		r.attr.sample_period = rate.period;
 	}
 	r.attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
@@ -537,8 +543,9 @@ kill_child:
 		waitpid(r.child, NULL, 0);
 	}
 out:
+	/* A recording that did not complete must not replace the output. */
 	if (w)
-		pc_writer_close(w);
+		pc_writer_discard(w);
 	if (r.evlist) {
 		perf_evlist__munmap(r.evlist);
 		perf_evlist__close(r.evlist);

@@ -9,6 +9,7 @@
  * one, else from a call-stack branch stack (-j stack: every entry is a
  * call that has not returned yet), else the sampled ip alone.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "perf-ctr.h"
 #include "machine.h"
 #include "dwarf-info.h"
+#include "options.h"
 
 /*
  * An edge is counted per (from, to, file mapped at from in the sampled
@@ -651,73 +653,77 @@ static void print_folded(struct report *r)
 	free(fs);
 }
 
-static void usage(FILE *f)
+/* --sort KEY */
+static int opt_sort(const struct pc_option *opt, const char *arg)
 {
-	fprintf(f,
-"usage: perf-ctr report [-i FILE] [--sort count|mispred|cycles] [--limit N]\n"
-"                       [--stdio | --json | --folded] [--symfs DIR] [-v]\n"
+	enum sort_key *key = opt->value;
+
+	if (!strcmp(arg, "count")) {
+		*key = S_COUNT;
+	} else if (!strcmp(arg, "mispred")) {
+		*key = S_MISPRED;
+	} else if (!strcmp(arg, "cycles")) {
+		*key = S_CYCLES;
+	} else {
+		fprintf(stderr, "perf-ctr report: unknown sort key '%s'\n", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct pc_usage usage = {
+	.cmd = "report",
+	.synopsis = "[options]",
+	.about =
 "  The hottest branch edges (from -> to, with symbol, file:line and inlined\n"
 "  frames from DWARF) and functions, with counts, branch types, and\n"
 "  mispredict and cycle statistics when the records have them.\n"
-"  --sort KEY   count (default), mispred or cycles (sum)\n"
-"  --limit N    rows per table (default 20, 0 = all)\n"
-"  --json       one JSON object instead of text\n"
-"  --folded     'comm;outer;...;inner count' lines for flame graphs, from\n"
-"               callchains or call-stack branch stacks (-j stack)\n"
-"  Progress goes to stderr when it is a terminal.\n");
-}
+"  Progress goes to stderr when it is a terminal.\n",
+};
 
 int cmd_report(int argc, char **argv)
 {
-	const char *in = "perf.data";
+	const char *in = "perf.data", *output = "-";
 	struct report r;
 	struct pc_handlers h = { .sample = on_sample, .comm = on_comm };
 	struct pc_error err = { 0 };
-	size_t limit = 20, i;
-	bool json = false;
+	struct pc_stdout o;
+	unsigned long limit = 20;
+	size_t i;
+	int json = 0;
 	struct stat st;
 	int ret;
+	const struct pc_option opts[] = {
+		PC_STRING('i', "input", &in, "FILE",
+			  "perf.data to read (default perf.data, - for stdin)"),
+		PC_STRING('o', "output", &output, "FILE",
+			  "where to write (default -, stdout)"),
+		PC_CALLBACK(0, "sort", &sort_by, "KEY",
+			    "count (default), mispred or cycles (sum)", opt_sort),
+		PC_ULONG(0, "limit", &limit, "N", "rows per table (default 20, 0 = all)"),
+		PC_SET_INT(0, "stdio", &json, 0, "text (default)"),
+		PC_SET_INT(0, "json", &json, 1, "one JSON object instead of text"),
+		PC_BOOL(0, "folded", &r.folded,
+			"'comm;outer;...;inner count' lines for flame\n"
+			"graphs, from callchains or call-stack branch\n"
+			"stacks (-j stack)"),
+		PC_END(),
+	};
 
 	memset(&r, 0, sizeof(r));
 	sort_by = S_COUNT;
-	for (i = 1; i < (size_t)argc; i++) {
-		const char *o = argv[i];
-
-		if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(o, "-i") && i + 1 < (size_t)argc) {
-			in = argv[++i];
-		} else if (!strcmp(o, "--limit") && i + 1 < (size_t)argc) {
-			limit = strtoul(argv[++i], NULL, 0);
-		} else if (!strcmp(o, "--sort") && i + 1 < (size_t)argc) {
-			o = argv[++i];
-			if (!strcmp(o, "count"))
-				sort_by = S_COUNT;
-			else if (!strcmp(o, "mispred"))
-				sort_by = S_MISPRED;
-			else if (!strcmp(o, "cycles"))
-				sort_by = S_CYCLES;
-			else {
-				fprintf(stderr, "perf-ctr report: unknown sort key '%s'\n", o);
-				return 2;
-			}
-		} else if (!strcmp(o, "--stdio")) {
-			json = false;
-		} else if (!strcmp(o, "--json")) {
-			json = true;
-		} else if (!strcmp(o, "--folded")) {
-			r.folded = true;
-		} else {
-			usage(stderr);
-			return 2;
-		}
-	}
+	argc = pc_parse_options(argc, argv, opts, &usage, 0);
+	if (argc < 0)
+		return pc_parse_exit(argc);
 	if (!limit)
-		limit = (size_t)-1;
+		limit = (unsigned long)-1;
 	r.progress = isatty(2);
 	if (strcmp(in, "-") && !stat(in, &st))
 		r.file_size = st.st_size;
+	if (pc_stdout_redirect(&o, output)) {
+		fprintf(stderr, "perf-ctr report: %s: %s\n", output, strerror(errno));
+		return 1;
+	}
 	pc_machine_init(&r.mc);
 	ret = pc_machine_read(&r.mc, in, &h, &r, &err);
 	if (r.progress && r.samples > 0xffff)
@@ -729,6 +735,12 @@ int cmd_report(int argc, char **argv)
 			print_report(&r, limit, json);
 	} else {
 		pc_print_error(in, &err);
+	}
+	/* A report that could not be made leaves no file. */
+	if (pc_stdout_restore(&o, !ret) && !ret) {
+		fprintf(stderr, "perf-ctr report: %s: write error: %s\n",
+			strcmp(output, "-") ? output : "stdout", strerror(errno));
+		ret = 1;
 	}
 	for (i = 0; i < r.cap_fold; i++)
 		free(r.fold[i].stack);

@@ -4,12 +4,14 @@
  * `perf script -F brstack` (and brstacksym, ip): each record is
  * " FROM/TO/PRED/INTX/ABORT/CYCLES/TYPE/SPEC ", youngest first.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "perf-ctr.h"
 #include "machine.h"
+#include "options.h"
 
 enum { F_IP = 1, F_BRSTACK = 2, F_BRSTACKSYM = 4, F_SYM = 8 };
 
@@ -85,19 +87,16 @@ static int on_sample(void *ctx, const struct pc_sample *s)
 	return 0;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: perf-ctr script [-i FILE] [-F FIELDS] [--no-spec]\n"
+static const struct pc_usage usage = {
+	.cmd = "script",
+	.synopsis = "[options]",
+	.about =
 "  One line per sample, youngest record first, as perf script prints it.\n"
-"  -i FILE     perf.data to read (default perf.data, - for stdin)\n"
-"  -F FIELDS   comma-separated: ip, sym, brstack (default), brstacksym\n"
 "  Each record is FROM/TO/PRED/INTX/ABORT/CYCLES/TYPE/SPEC, with PRED M\n"
 "  (mispredicted), P (predicted) or -. TYPE names are the same on every\n"
 "  host; RISC-V types without a generic name are RISCV_CO_SWAP,\n"
-"  RISCV_IND_LINK_JUMP and RISCV_DIR_LINK_JUMP.\n"
-"  --no-spec   leave out the SPEC field, as perf 6.1 and older do\n");
-}
+"  RISCV_IND_LINK_JUMP and RISCV_DIR_LINK_JUMP.\n",
+};
 
 static int parse_fields(const char *arg, unsigned int *fields)
 {
@@ -123,36 +122,52 @@ static int parse_fields(const char *arg, unsigned int *fields)
 	return ret;
 }
 
+/* -F FIELDS: the last one given counts. */
+static int opt_fields(const struct pc_option *opt, const char *arg)
+{
+	return parse_fields(arg, opt->value);
+}
+
 int cmd_script(int argc, char **argv)
 {
-	const char *in = "perf.data";
+	const char *in = "perf.data", *output = "-";
 	struct script sc = { .fields = F_BRSTACK, .out = stdout };
 	struct pc_handlers h = { .sample = on_sample };
 	struct pc_error err = { 0 };
 	static char obuf[1 << 20];
-	int i, ret;
+	char *tmp;
+	int ret;
+	const struct pc_option opts[] = {
+		PC_STRING('i', "input", &in, "FILE",
+			  "perf.data to read (default perf.data, - for stdin)"),
+		PC_STRING('o', "output", &output, "FILE",
+			  "where to write (default -, stdout)"),
+		PC_CALLBACK('F', "fields", &sc.fields, "FIELDS",
+			    "comma-separated: ip, sym, brstack (default),\n"
+			    "brstacksym", opt_fields),
+		PC_BOOL(0, "no-spec", &sc.no_spec,
+			"leave out the SPEC field, as perf 6.1 and older do"),
+		PC_END(),
+	};
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "-i") && i + 1 < argc) {
-			in = argv[++i];
-		} else if (!strcmp(argv[i], "--no-spec")) {
-			sc.no_spec = true;
-		} else if (!strcmp(argv[i], "-F") && i + 1 < argc) {
-			if (parse_fields(argv[++i], &sc.fields))
-				return 2;
-		} else {
-			usage(stderr);
-			return 2;
-		}
+	argc = pc_parse_options(argc, argv, opts, &usage, 0);
+	if (argc < 0)
+		return pc_parse_exit(argc);
+	sc.out = pc_output_open(output, &tmp);
+	if (!sc.out) {
+		fprintf(stderr, "perf-ctr script: %s: %s\n", output, strerror(errno));
+		return 1;
 	}
-	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	setvbuf(sc.out, obuf, _IOFBF, sizeof(obuf));
 	pc_machine_init(&sc.mc);
 	ret = pc_machine_read(&sc.mc, in, &h, &sc, &err);
-	fflush(stdout);
 	pc_machine_free(&sc.mc);
+	/* Only a complete script replaces the output. */
+	if (pc_output_close(sc.out, output, tmp, !ret) && !ret) {
+		fprintf(stderr, "perf-ctr script: %s: write error: %s\n",
+			strcmp(output, "-") ? output : "stdout", strerror(errno));
+		return 1;
+	}
 	if (ret) {
 		pc_print_error(in, &err);
 		return 1;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "perf-ctr.h"
+#include "options.h"
 #include "symbols.h"
 
 #ifndef PERF_SAMPLE_BRANCH_HW_INDEX
@@ -466,71 +467,54 @@ static void make_bogus(struct perf_branch_entry *br, struct pc_sample *smp,
 	}
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: perf-ctr synth -o FILE [--samples N] [--depth D] [--binary ELF]\n"
-"                      [--seed S] [--events 1|2] [--no-hw-idx] [--bogus]\n"
+static const struct pc_usage usage = {
+	.cmd = "synth",
+	.synopsis = "-o FILE [options]",
+	.about =
 "  A synthetic perf.data with N samples (default 1000) of D-deep branch\n"
 "  stacks (default 32, at most 256). Records lie in ELF's functions (real\n"
 "  branch instructions for a RISC-V ELF) with an MMAP2 for it; without\n"
-"  --binary, in a made-up /synthetic/perf-ctr-synth. --events 2 adds a\n"
-"  second event that samples without branch stacks. --bogus plants the\n"
-"  defects that perf-ctr check reports.\n");
-}
+"  --binary, in a made-up /synthetic/perf-ctr-synth. The same options\n"
+"  always give the same file.\n",
+};
 
 int cmd_synth(int argc, char **argv)
 {
 	const char *out = NULL, *binary = NULL;
-	unsigned long long nsamples = 1000, depth = 32, seed = 1, events = 1;
-	bool hw_idx = true, bogus = false;
+	uint64_t nsamples = 1000, depth = 32, seed = 1, events = 1;
+	bool hw_idx, no_hw_idx = false, bogus = false;
 	struct synth s;
 	struct perf_event_attr attr;
 	struct perf_branch_entry br[256];
 	struct pc_error err = { 0 };
 	struct pc_writer *w;
 	uint64_t ids[2] = { 101, 202 }, pc, i, d;
-	int a, ret;
+	int ret;
+	const struct pc_option opts[] = {
+		PC_STRING('o', "output", &out, "FILE", "the perf.data to write (required)"),
+		PC_U64(0, "samples", &nsamples, "N", "samples (default 1000)"),
+		PC_U64(0, "depth", &depth, "D", "records per sample (default 32, at most 256)"),
+		PC_STRING(0, "binary", &binary, "ELF", "where the records lie"),
+		PC_U64(0, "seed", &seed, "S", "another walk (default 1)"),
+		PC_U64(0, "events", &events, "1|2",
+		       "2 adds an event that samples without branch\nstacks"),
+		PC_BOOL(0, "no-hw-idx", &no_hw_idx, "leave out the hw_idx of branch stacks"),
+		PC_BOOL(0, "bogus", &bogus, "plant the defects that perf-ctr check reports"),
+		PC_END(),
+	};
 
-	for (a = 1; a < argc; a++) {
-		const char *o = argv[a], *v = a + 1 < argc ? argv[a + 1] : NULL;
-
-		if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(o, "--no-hw-idx")) {
-			hw_idx = false;
-			continue;
-		} else if (!strcmp(o, "--bogus")) {
-			bogus = true;
-			continue;
-		}
-		if (!v) {
-			usage(stderr);
-			return 2;
-		}
-		if (!strcmp(o, "-o"))
-			out = v;
-		else if (!strcmp(o, "--samples"))
-			nsamples = strtoull(v, NULL, 0);
-		else if (!strcmp(o, "--depth"))
-			depth = strtoull(v, NULL, 0);
-		else if (!strcmp(o, "--binary"))
-			binary = v;
-		else if (!strcmp(o, "--seed"))
-			seed = strtoull(v, NULL, 0);
-		else if (!strcmp(o, "--events"))
-			events = strtoull(v, NULL, 0);
-		else {
-			usage(stderr);
-			return 2;
-		}
-		a++;
-	}
-	if (!out || depth > 256 || events < 1 || events > 2) {
-		usage(stderr);
-		return 2;
-	}
+	argc = pc_parse_options(argc, argv, opts, &usage, 0);
+	if (argc < 0)
+		return pc_parse_exit(argc);
+	if (!out)
+		return pc_usage_error(opts, &usage, "-o is required");
+	if (depth > 256)
+		return pc_usage_error(opts, &usage, "--depth %llu: at most 256",
+				      (unsigned long long)depth);
+	if (events < 1 || events > 2)
+		return pc_usage_error(opts, &usage, "--events %llu: 1 or 2",
+				      (unsigned long long)events);
+	hw_idx = !no_hw_idx;
 	memset(&s, 0, sizeof(s));
 	s.rng = seed * 0x9e3779b97f4a7c15ULL + 1;
 	if (binary ? load_binary(&s, binary) : (fake_binary(&s), 0))
@@ -614,7 +598,12 @@ int cmd_synth(int argc, char **argv)
 			ret = pc_writer_sample(w, &smp);
 		}
 	}
-	if (pc_writer_close(w) || ret)
+	/* A file that could not be written whole does not appear. */
+	if (ret) {
+		pc_writer_discard(w);
+		goto fail;
+	}
+	if (pc_writer_close(w))
 		goto fail;
 	free(s.sites);
 	free(s.funcs);

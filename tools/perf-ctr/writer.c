@@ -6,6 +6,10 @@
  * feature table and the features. The attrs are known before the first
  * record, so they go before the data; the header is written last, when the
  * sizes are known, which is what perf itself does.
+ *
+ * The file is written beside the output under a temporary name and
+ * renamed over it by a pc_writer_close() that found no error: a failed or
+ * discarded recording never replaces a good perf.data with a broken one.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,6 +41,7 @@ struct w_bid {
 struct pc_writer {
 	FILE *f;
 	const char *file;
+	char *tmp;		/* what f is until the rename; NULL for stdout */
 	struct pc_error *err;
 	struct w_attr attrs[MAX_ATTRS];
 	size_t nr_attrs;
@@ -78,7 +83,7 @@ struct pc_writer *pc_writer_open(const char *file, struct pc_error *err)
 	}
 	w->file = file;
 	w->err = err;
-	w->f = strcmp(file, "-") ? fopen(file, "wb") : stdout;
+	w->f = pc_output_open(file, &w->tmp);
 	if (!w->f) {
 		pc_err(err, 0, "cannot create: %s", strerror(errno));
 		free(w);
@@ -369,7 +374,8 @@ int pc_writer_close(struct pc_writer *w)
 	if (!w->failed && (fseek(w->f, 0, SEEK_SET) ||
 			   fwrite(hdr, 1, sizeof(hdr), w->f) != sizeof(hdr)))
 		w_fail(w, w->f == stdout ? "cannot seek stdout" : "write");
-	if (fclose(w->f) && !w->failed)
+	/* Renamed only now that all of it is written; else removed. */
+	if (pc_output_close(w->f, w->file, w->tmp, !w->failed) && !w->failed)
 		w_fail(w, "close");
 	ret = w->failed ? -1 : 0;
 	for (i = 0; i < w->nr_attrs; i++)
@@ -379,6 +385,13 @@ int pc_writer_close(struct pc_writer *w)
 	free(w->bids);
 	free(w);
 	return ret;
+}
+
+void pc_writer_discard(struct pc_writer *w)
+{
+	/* As after a write error: nothing more is written, the file goes. */
+	w->failed = 1;
+	pc_writer_close(w);
 }
 
 uint64_t pc_writer_nr_samples(const struct pc_writer *w)

@@ -58,6 +58,20 @@ else
 	fail afdo-golden-rejects
 fi
 
+# --weight window: each sample's records count 2^20 / (bytes its window
+# spans, plus 4 a branch): 2^20/10 and 2^20/12 for these two samples.
+printf '10000 0x10008/0x10002/P/-/-/0 0x10008/0x10002/P/-/-/0\n10000 0x10008/0x10003/P/-/-/0 0x10008/0x10000/P/-/-/0\n' >w.brstack
+if agg --input-format brstack -i w.brstack --binary golden --weight window -o w.txt &&
+   grep -qx '1002-1008:104857' w.txt && grep -qx '1000-1008:87381' w.txt &&
+   grep -qx '1008->1002:209714' w.txt &&
+   agg --input-format brstack -i w.brstack --binary golden -o w1.txt &&
+   grep -qx '1002-1008:1' w1.txt; then
+	pass afdo-weight-window
+else
+	cat w.txt >&2
+	fail afdo-weight-window
+fi
+
 # --- perf.data in, with MMAP2 relocation --------------------------------------
 "$PC" synth -o pie.data --samples 3000 --depth 32 --binary prog --seed 7 >&2 &&
 "$PC" synth -o nopie.data --samples 3000 --depth 32 --binary prog_nopie --seed 7 >&2 ||
@@ -72,6 +86,29 @@ if agg -i nopie.data --binary prog_nopie -o a.txt &&
 	pass afdo-perfdata-nopie
 else
 	fail afdo-perfdata-nopie
+fi
+
+# Several -i: one profile, every count the sum of the recordings'.
+if agg -i nopie.data -i nopie.data --binary prog_nopie -o twice.txt &&
+   python3 - a.txt twice.txt <<'PY'
+import sys
+def counts(path):
+    lines = open(path).read().split('\n')
+    out, i = {}, 0
+    while i < len(lines) and lines[i]:
+        n = int(lines[i]); i += 1
+        for l in lines[i:i + n]:
+            k, v = l.rsplit(':', 1)
+            out[k] = int(v)
+        i += n
+    return out
+one, two = counts(sys.argv[1]), counts(sys.argv[2])
+sys.exit(0 if one and all(two.get(k) == 2 * v for k, v in one.items()) and len(one) == len(two) else 1)
+PY
+then
+	pass afdo-merge-inputs
+else
+	fail afdo-merge-inputs
 fi
 
 # A truncated perf.data: an error naming the offset, non-zero exit.
@@ -203,6 +240,22 @@ else
 	cat p14.err p14.gcc >&2 2>/dev/null
 	fail afdo-gcov-gcc14-discriminators
 fi
+# --gcc-version names the consumer when it is not the GCC of the DWARF.
+if agg -v -i pie.data --binary prog -f gcov --gcc-version 14 -o p12as14.afdo 2>p12as14.err &&
+   grep -q 'GCC 14 profile: with discriminators' p12as14.err &&
+   [ "$(keys p12as14.afdo | awk '$3 != 0' | wc -l)" -gt 0 ]; then
+	pass afdo-gcc-version
+else
+	fail afdo-gcc-version
+fi
+# -f lines: the source lines of the loop in work() count, 0 outside.
+if agg -i pie.data --binary prog -f lines -o lines.txt &&
+   grep -q "prog.c:$(grep -n 'for (int i = 0; i < n; i++)' "$fix/prog.c" | cut -d: -f1) [1-9]" lines.txt; then
+	pass afdo-lines
+else
+	head -5 lines.txt >&2
+	fail afdo-lines
+fi
 agg -v -i pie.data --binary prog -f gcov -o p12.afdo 2>p12.err
 if grep -q 'GCC 12 profile: without discriminators' p12.err &&
    [ "$(keys p12.afdo | wc -l)" -gt 0 ] &&
@@ -239,6 +292,15 @@ if agg -i dyn.data --binary progdyn.dl -f llvm-text -o dl.prof &&
 	pass afdo-debuglink
 else
 	fail afdo-debuglink
+fi
+${CROSS}strip -o progdyn.nolink progdyn
+if agg -i dyn.data --binary progdyn.nolink --debug-binary progdyn.debug \
+	-f llvm-text -o db.prof && cmp -s full.prof db.prof &&
+   ! agg -i dyn.data --binary progdyn.nolink -f llvm-text -o nodb.prof 2>nodb.err &&
+   grep -q -- '--debug-binary' nodb.err && [ ! -e nodb.prof ]; then
+	pass afdo-debug-binary
+else
+	fail afdo-debug-binary
 fi
 bid=$(${CROSS}readelf -n progdyn | sed -n 's/.*Build ID: \([0-9a-f]*\)/\1/p')
 mkdir -p "symfs/usr/lib/debug/.build-id/${bid:0:2}" symfs/opt &&

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "perf-ctr.h"
+#include "builtin.h"
 
 static int not_here(const char *name)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../perf-ctr.h"
+#include "perf-ctr.h"
 
 static volatile uint64_t sink;
 

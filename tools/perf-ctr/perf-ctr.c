@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "perf-ctr.h"
+#include "builtin.h"
 #include "options.h"
 
 int pc_verbose;

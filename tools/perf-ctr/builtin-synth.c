@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "perf-ctr.h"
+#include "builtin.h"
 #include "options.h"
 #include "symbols.h"
 

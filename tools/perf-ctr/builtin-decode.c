@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "perf-ctr.h"
+#include "builtin.h"
 #include "options.h"
 
 #define CTRDATA_RESERVED	(~0xffff800fULL)	/* 14:4 and 63:32 */

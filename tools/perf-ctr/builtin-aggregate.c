@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "perf-ctr.h"
+#include "builtin.h"
 #include "afdo.h"
 #include "machine.h"
 #include "options.h"

@@ -2,11 +2,14 @@
 /*
  * perf-ctr aggregate: the AutoFDO pipeline's internal interfaces.
  *
- *   afdo_map.c   hash tables of counts keyed by (a, b)
- *   afdo_elf.c   the profiled binary: segments, text, RISC-V lengths
- *   afdo_sym.c   libdw: inline stacks of an address
- *   afdo_out.c   the four output formats
- *   aggregate.c  the subcommand: options, relocation, counting
+ *   map.c        hash tables of counts keyed by (a, b)
+ *   elf.c        the profiled binary: segments, text, RISC-V lengths,
+ *                its separate debug file
+ *   sym.c        libdw: inline stacks of an address
+ *   raw.c        the unsymbolized formats (autofdo-text, llvm-unsym)
+ *   tree.c       the tree of function instances of the symbolized ones
+ *   llvm-text.c, gcov.c, lines.c: one file per symbolized format
+ *   ../builtin-aggregate.c: the command: options, relocation, counting
  */
 #ifndef PERF_CTR_AFDO_H
 #define PERF_CTR_AFDO_H

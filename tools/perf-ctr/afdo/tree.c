@@ -1,133 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf-ctr aggregate: output formats.
- *
- * Unsymbolized: the AutoFDO text of create_gcov --profiler=text, and the
- * llvm-profgen unsymbolized profile. Symbolized: the LLVM sample profile
- * text and GCC's AutoFDO gcov container (version 2), both built from one
- * tree of function instances:
- *
- *   range counts -> count of every instruction (a sweep over the text)
- *   instruction  -> inline stack (libdw) -> body count of a line offset
- *                   in the innermost instance (max over its instructions)
- *   call branch  -> call target count at the call's location, and the
- *                   head count of the callee entered at its first byte
+ * perf-ctr aggregate: the tree of function instances (tree.h) built from
+ * the range and branch counts and the binary's DWARF, for the LLVM text
+ * and GCC gcov writers (llvm-text.c, gcov.c).
  */
 #include <stdlib.h>
 #include <string.h>
-#include "afdo.h"
+#include "tree.h"
 
-/* ---- unsymbolized formats ---- */
-
-static int write_pairs(FILE *f, const struct afdo_map *m, const char *sep,
-		       uint64_t base, const char *indent)
-{
-	size_t n, i;
-	struct afdo_cnt *v = afdo_map_sorted(m, &n);
-
-	if (!v)
-		return -1;
-	fprintf(f, "%s%zu\n", indent, n);
-	for (i = 0; i < n; i++)
-		fprintf(f, "%s%llx%s%llx:%llu\n", indent,
-			(unsigned long long)(v[i].a - base), sep,
-			(unsigned long long)(v[i].b - base),
-			(unsigned long long)v[i].n);
-	free(v);
-	return 0;
-}
-
-/*
- * create_gcov reads three sections: "N" then N "begin-end:count" lines,
- * "N" then "addr:count", "N" then "from->to:count". Hex addresses are
- * relative to the p_vaddr of the binary's first PT_LOAD.
- */
-int afdo_write_autofdo_text(FILE *f, const struct afdo_agg *g,
-			    const struct afdo_bin *b)
-{
-	size_t n, i;
-	struct afdo_cnt *v;
-
-	if (write_pairs(f, &g->ranges, "-", b->first_load, ""))
-		return -1;
-	v = afdo_map_sorted(&g->addrs, &n);
-	if (!v)
-		return -1;
-	fprintf(f, "%zu\n", n);
-	for (i = 0; i < n; i++)
-		fprintf(f, "%llx:%llu\n",
-			(unsigned long long)(v[i].a - b->first_load),
-			(unsigned long long)v[i].n);
-	free(v);
-	return write_pairs(f, &g->branches, "->", b->first_load, "");
-}
-
-/*
- * llvm-profgen --unsymbolized-profile: range section then branch
- * section, hex offsets from the first executable segment (4K aligned),
- * no context line for a profile without call stacks.
- */
-int afdo_write_llvm_unsym(FILE *f, const struct afdo_agg *g,
-			  const struct afdo_bin *b)
-{
-	if (write_pairs(f, &g->ranges, "-", b->first_exec_page, ""))
-		return -1;
-	return write_pairs(f, &g->branches, "->", b->first_exec_page, "");
-}
-
-/* ---- the tree of function instances ---- */
-
-struct tgt {
-	const char *name;
-	uint64_t n;
-	struct tgt *next;
-};
-
-struct body {
-	uint32_t off, discr;
-	uint64_t n;
-	bool indirect;
-	struct tgt *tgts;
-};
-
-struct inst;
-struct kid {
-	uint32_t off, discr;
-	struct inst *in;
-};
-
-struct inst {
-	const char *name;
-	int decl_line;
-	uint64_t head, total;
-	uint64_t insn_sum;		/* count x size of its own instructions */
-	struct body *body;
-	size_t nbody, cbody;
-	struct kid *kids;
-	size_t nkids, ckids;
-	struct inst *hnext;		/* top-level hash chain */
-};
-
-#define TOP_HASH 4096
-
-struct tree {
-	struct inst *top[TOP_HASH];
-	size_t ntop;
-	bool nodiscr;			/* GCC 12: no discriminators */
-	bool llvm_discr;		/* LLVM: base discriminators */
-	uint64_t skipped_lines;		/* before the function's line, or 0 */
-};
-
-static unsigned int str_hash(const char *s)
-{
-	unsigned int h = 2166136261u;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
-}
-
-static void *xgrow(void *p, size_t *cap, size_t need, size_t sz)
+void *afdo_xgrow(void *p, size_t *cap, size_t need, size_t sz)
 {
 	if (need <= *cap)
 		return p;
@@ -157,7 +38,7 @@ static struct inst *new_inst(const char *name, int decl_line)
 
 static struct inst *top_inst(struct tree *t, const char *name, int decl_line)
 {
-	unsigned int h = str_hash(name) % TOP_HASH;
+	unsigned int h = afdo_str_hash(name) % TOP_HASH;
 	struct inst *in;
 
 	for (in = t->top[h]; in; in = in->hnext)
@@ -179,7 +60,7 @@ static struct inst *kid_inst(struct inst *p, uint32_t off, uint32_t discr,
 		if (p->kids[i].off == off && p->kids[i].discr == discr &&
 		    !strcmp(p->kids[i].in->name, name))
 			return p->kids[i].in;
-	p->kids = xgrow(p->kids, &p->ckids, p->nkids + 1, sizeof(*p->kids));
+	p->kids = afdo_xgrow(p->kids, &p->ckids, p->nkids + 1, sizeof(*p->kids));
 	p->kids[p->nkids].off = off;
 	p->kids[p->nkids].discr = discr;
 	p->kids[p->nkids].in = new_inst(name, decl_line);
@@ -193,7 +74,7 @@ static struct body *body_at(struct inst *in, uint32_t off, uint32_t discr)
 	for (i = 0; i < in->nbody; i++)
 		if (in->body[i].off == off && in->body[i].discr == discr)
 			return &in->body[i];
-	in->body = xgrow(in->body, &in->cbody, in->nbody + 1, sizeof(*in->body));
+	in->body = afdo_xgrow(in->body, &in->cbody, in->nbody + 1, sizeof(*in->body));
 	memset(&in->body[in->nbody], 0, sizeof(in->body[0]));
 	in->body[in->nbody].off = off;
 	in->body[in->nbody].discr = discr;
@@ -285,10 +166,6 @@ static int cmp_ev(const void *x, const void *y)
 	return p->addr < q->addr ? -1 : p->addr > q->addr;
 }
 
-struct sweep {
-	void (*insn)(struct sweep *w, uint64_t addr, uint64_t n, unsigned int len);
-	struct afdo_sym *s;
-};
 
 struct tree_sweep {
 	struct sweep w;
@@ -325,8 +202,8 @@ static void add_insn(struct tree *t, struct afdo_sym *s, uint64_t addr,
 }
 
 /* Counts of every instruction covered by a range: a sweep over events. */
-static int sweep_ranges(struct sweep *w, const struct afdo_agg *g,
-			const struct afdo_bin *b)
+int afdo_sweep_ranges(struct sweep *w, const struct afdo_agg *g,
+		      const struct afdo_bin *b)
 {
 	size_t n, i, ne = 0;
 	struct afdo_cnt *v = afdo_map_sorted(&g->ranges, &n);
@@ -491,7 +368,7 @@ static int cmp_tgt(const void *x, const void *y)
 }
 
 /* Targets sorted by count, most frequent first; returns their number. */
-static size_t sorted_tgts(struct body *bd, struct tgt ***out)
+size_t afdo_sorted_tgts(struct body *bd, struct tgt ***out)
 {
 	size_t n = 0, i = 0;
 	struct tgt *tg;
@@ -548,228 +425,6 @@ static void free_inst(struct inst *in)
 	free(in);
 }
 
-/* ---- LLVM sample profile text ---- */
-
-static void llvm_loc(FILE *f, int depth, uint32_t off, uint32_t discr)
-{
-	fprintf(f, "%*s%u", depth, "", off);
-	if (discr)
-		fprintf(f, ".%u", discr);
-	fputs(": ", f);
-}
-
-static void llvm_inst(FILE *f, struct inst *in, int depth)
-{
-	size_t i, j;
-
-	for (i = 0; i < in->nbody; i++) {
-		struct body *bd = &in->body[i];
-		struct tgt **tv;
-		size_t nt;
-
-		if (!bd->n)
-			continue;
-		llvm_loc(f, depth, bd->off, bd->discr);
-		fprintf(f, "%llu", (unsigned long long)bd->n);
-		nt = sorted_tgts(bd, &tv);
-		for (j = 0; j < nt; j++)
-			fprintf(f, " %s:%llu", tv[j]->name, (unsigned long long)tv[j]->n);
-		free(tv);
-		fputc('\n', f);
-	}
-	for (i = 0; i < in->nkids; i++) {
-		struct inst *k = in->kids[i].in;
-
-		if (!k->total)
-			continue;
-		llvm_loc(f, depth, in->kids[i].off, in->kids[i].discr);
-		fprintf(f, "%s:%llu\n", k->name, (unsigned long long)k->total);
-		llvm_inst(f, k, depth + 1);
-	}
-}
-
-/* ---- GCC AutoFDO gcov (version 2, GCC >= 12) ---- */
-
-#define GCOV_DATA_MAGIC			0x67636461u	/* "gcda" */
-#define AFDO_VERSION			2u
-#define GCOV_TAG_AFDO_FILE_NAMES	0xaa000000u
-#define GCOV_TAG_AFDO_FUNCTION		0xac000000u
-#define GCOV_TAG_AFDO_MODULE_GROUPING	0xae000000u
-#define HIST_TYPE_INDIR_CALL		3u
-
-struct buf {
-	uint8_t *p;
-	size_t n, cap;
-};
-
-static void put(struct buf *b, const void *d, size_t n)
-{
-	b->p = xgrow(b->p, &b->cap, b->n + n, 1);
-	memcpy(b->p + b->n, d, n);
-	b->n += n;
-}
-
-/* gcov words are in the host's order: GCC compares the magic as written. */
-static void put32(struct buf *b, uint32_t v)
-{
-	put(b, &v, 4);
-}
-
-static void put64(struct buf *b, uint64_t v)
-{
-	put32(b, (uint32_t)v);
-	put32(b, (uint32_t)(v >> 32));
-}
-
-struct strtab {
-	const char **v;
-	size_t n, cap;
-	struct { const char *s; uint32_t idx; } *h;
-	size_t hmask;
-};
-
-static uint32_t str_index(struct strtab *st, const char *s)
-{
-	size_t i = str_hash(s) & st->hmask;
-
-	while (st->h[i].s) {
-		if (!strcmp(st->h[i].s, s))
-			return st->h[i].idx;
-		i = (i + 1) & st->hmask;
-	}
-	if ((st->n + 1) * 2 > st->hmask + 1) {
-		size_t cap = (st->hmask + 1) * 2, j;
-		void *nh = calloc(cap, sizeof(*st->h));
-
-		if (!nh)
-			exit(1);
-		for (j = 0; j < st->n; j++) {
-			size_t k = str_hash(st->v[j]) & (cap - 1);
-
-			while (((typeof(st->h))nh)[k].s)
-				k = (k + 1) & (cap - 1);
-			((typeof(st->h))nh)[k].s = st->v[j];
-			((typeof(st->h))nh)[k].idx = (uint32_t)j;
-		}
-		free(st->h);
-		st->h = nh;
-		st->hmask = cap - 1;
-		return str_index(st, s);
-	}
-	st->v = xgrow(st->v, &st->cap, st->n + 1, sizeof(*st->v));
-	st->v[st->n] = s;
-	st->h[i].s = s;
-	st->h[i].idx = (uint32_t)st->n;
-	return (uint32_t)st->n++;
-}
-
-static void gcov_names(struct strtab *st, struct inst *in)
-{
-	size_t i;
-	struct tgt *tg;
-
-	str_index(st, in->name);
-	for (i = 0; i < in->nbody; i++)
-		if (in->body[i].indirect)
-			for (tg = in->body[i].tgts; tg; tg = tg->next)
-				str_index(st, tg->name);
-	for (i = 0; i < in->nkids; i++)
-		if (in->kids[i].in->total)
-			gcov_names(st, in->kids[i].in);
-}
-
-static void gcov_inst(struct buf *b, struct strtab *st, struct inst *in)
-{
-	size_t i, j, npos = 0, nkids = 0;
-
-	for (i = 0; i < in->nbody; i++)
-		npos += in->body[i].n != 0;
-	for (i = 0; i < in->nkids; i++)
-		nkids += in->kids[i].in->total != 0;
-	put32(b, str_index(st, in->name));
-	put32(b, (uint32_t)npos);
-	put32(b, (uint32_t)nkids);
-	for (i = 0; i < in->nbody; i++) {
-		struct body *bd = &in->body[i];
-		struct tgt **tv;
-		size_t nt = 0;
-
-		if (!bd->n)
-			continue;
-		put32(b, bd->off << 16 | (bd->discr & 0xffff));
-		if (bd->indirect)
-			nt = sorted_tgts(bd, &tv);
-		put32(b, (uint32_t)nt);
-		put64(b, bd->n);
-		for (j = 0; j < nt; j++) {
-			put32(b, HIST_TYPE_INDIR_CALL);
-			put64(b, str_index(st, tv[j]->name));
-			put64(b, tv[j]->n);
-		}
-		if (bd->indirect)
-			free(tv);
-	}
-	for (i = 0; i < in->nkids; i++) {
-		if (!in->kids[i].in->total)
-			continue;
-		put32(b, in->kids[i].off << 16 | (in->kids[i].discr & 0xffff));
-		gcov_inst(b, st, in->kids[i].in);
-	}
-}
-
-static int write_gcov(FILE *f, struct inst **top, size_t ntop)
-{
-	struct strtab st = { 0 };
-	struct buf b = { 0 }, fn = { 0 };
-	size_t i, lenpos;
-	uint32_t len;
-	int rc;
-
-	st.h = calloc(64, sizeof(*st.h));
-	if (!st.h)
-		return -1;
-	st.hmask = 63;
-	for (i = 0; i < ntop; i++)
-		gcov_names(&st, top[i]);
-	/* function profiles first: their name indexes are all known now */
-	put32(&fn, GCOV_TAG_AFDO_FUNCTION);
-	put32(&fn, 0);
-	put32(&fn, (uint32_t)ntop);
-	for (i = 0; i < ntop; i++) {
-		put64(&fn, top[i]->head);
-		gcov_inst(&fn, &st, top[i]);
-	}
-	len = (uint32_t)(fn.n - 8);
-	memcpy(fn.p + 4, &len, 4);
-
-	put32(&b, GCOV_DATA_MAGIC);
-	put32(&b, AFDO_VERSION);
-	put32(&b, 0);
-	put32(&b, GCOV_TAG_AFDO_FILE_NAMES);
-	lenpos = b.n;
-	put32(&b, 0);
-	put32(&b, (uint32_t)st.n);
-	for (i = 0; i < st.n; i++) {
-		/* GCC >= 12: length in bytes with the NUL, no padding */
-		uint32_t sl = (uint32_t)strlen(st.v[i]) + 1;
-
-		put32(&b, sl);
-		put(&b, st.v[i], sl);
-	}
-	len = (uint32_t)(b.n - lenpos - 4);
-	memcpy(b.p + lenpos, &len, 4);
-	put(&b, fn.p, fn.n);
-	put32(&b, GCOV_TAG_AFDO_MODULE_GROUPING);
-	put32(&b, 0);
-	put32(&b, 0);
-	rc = fwrite(b.p, 1, b.n, f) == b.n ? 0 : -1;
-	free(b.p);
-	free(fn.p);
-	free(st.v);
-	free(st.h);
-	return rc;
-}
-
 int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
 			  const struct afdo_agg *g, struct afdo_bin *b,
 			  char *err, size_t errlen)
@@ -807,7 +462,7 @@ int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
 	ts.w.insn = tree_insn;
 	ts.w.s = s;
 	ts.t = t;
-	if (sweep_ranges(&ts.w, g, b) || add_calls(t, s, g, b)) {
+	if (afdo_sweep_ranges(&ts.w, g, b) || add_calls(t, s, g, b)) {
 		snprintf(err, errlen, "out of memory");
 		rc = -1;
 		goto out;
@@ -829,14 +484,9 @@ int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
 	}
 	qsort(top, n, sizeof(*top), cmp_top);
 	if (fmt == AFDO_FMT_LLVM_TEXT) {
-		for (i = 0; i < n; i++) {
-			fprintf(f, "%s:%llu:%llu\n", top[i]->name,
-				(unsigned long long)top[i]->total,
-				(unsigned long long)top[i]->head);
-			llvm_inst(f, top[i], 1);
-		}
+		afdo_llvm_text_write(f, top, n);
 	} else {
-		rc = write_gcov(f, top, n);
+		rc = afdo_gcov_write(f, top, n);
 	}
 	free(top);
 	if (t->skipped_lines && afdo_verbose)
@@ -852,86 +502,5 @@ out:
 		}
 	free(t);
 	afdo_sym_close(s);
-	return rc;
-}
-
-/* ---- lines: the profile as source-line counts, to compare with gcov ---- */
-
-struct line_cnt {
-	const char *file;	/* owned by libdw, one pointer per CU and file */
-	int line;
-	uint64_t n;
-};
-
-struct lines_sweep {
-	struct sweep w;
-	struct line_cnt *v;
-	size_t n, cap;
-	int oom;
-};
-
-static void line_insn(struct sweep *w, uint64_t addr, uint64_t n, unsigned int len)
-{
-	struct lines_sweep *ls = (struct lines_sweep *)w;
-	const char *file;
-	int line;
-
-	(void)len;
-	if (!afdo_sym_line(w->s, addr, &file, &line) || !line)
-		return;
-	if (ls->n == ls->cap) {
-		void *p = xgrow(ls->v, &ls->cap, ls->n + 1, sizeof(*ls->v));
-
-		if (!p) {
-			ls->oom = 1;
-			return;
-		}
-		ls->v = p;
-	}
-	ls->v[ls->n].file = file;
-	ls->v[ls->n].line = line;
-	ls->v[ls->n++].n = n;
-}
-
-static int cmp_line(const void *x, const void *y)
-{
-	const struct line_cnt *p = x, *q = y;
-	int c = strcmp(p->file, q->file);
-
-	if (c)
-		return c;
-	return p->line - q->line;
-}
-
-int afdo_write_lines(FILE *f, const struct afdo_agg *g, struct afdo_bin *b,
-		     char *err, size_t errlen)
-{
-	struct lines_sweep ls = { 0 };
-	size_t i, j;
-	int rc = 0;
-
-	ls.w.insn = line_insn;
-	ls.w.s = afdo_sym_open(b, err, errlen);
-	if (!ls.w.s)
-		return -1;
-	if (sweep_ranges(&ls.w, g, b) || ls.oom) {
-		snprintf(err, errlen, "out of memory");
-		rc = -1;
-		goto out;
-	}
-	/* a line counts as much as its most executed instruction */
-	qsort(ls.v, ls.n, sizeof(*ls.v), cmp_line);
-	for (i = 0; i < ls.n; i = j) {
-		uint64_t max = 0;
-
-		for (j = i; j < ls.n && !cmp_line(&ls.v[i], &ls.v[j]); j++)
-			if (ls.v[j].n > max)
-				max = ls.v[j].n;
-		fprintf(f, "%s:%d %llu\n", ls.v[i].file, ls.v[i].line,
-			(unsigned long long)max);
-	}
-out:
-	free(ls.v);
-	afdo_sym_close(ls.w.s);
 	return rc;
 }

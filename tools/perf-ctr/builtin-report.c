@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "perf-ctr.h"
+#include "builtin.h"
 #include "machine.h"
 #include "dwarf-info.h"
 #include "options.h"

@@ -30,6 +30,7 @@
 #include <perf/threadmap.h>
 
 #include "perf-ctr.h"
+#include "builtin.h"
 #include "options.h"
 
 /*

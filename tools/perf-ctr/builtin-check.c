@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "perf-ctr.h"
+#include "builtin.h"
 #include "machine.h"
 #include "options.h"
 

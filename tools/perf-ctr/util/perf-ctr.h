@@ -179,14 +179,5 @@ void pc_print_error(const char *file, const struct pc_error *err);
 extern int pc_verbose;
 extern const char *pc_symfs;
 
-int cmd_record(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_script(int argc, char **argv);
-int cmd_decode(int argc, char **argv);
-int cmd_check(int argc, char **argv);
-int cmd_synth(int argc, char **argv);
-
-/* Subcommands: argv[0] is the subcommand's name. Return the exit status. */
-int cmd_aggregate(int argc, char **argv);
 
 #endif

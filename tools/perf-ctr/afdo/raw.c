@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf-ctr aggregate: the unsymbolized formats, straight from the counts:
+ * the AutoFDO text of create_gcov --profiler=text, and llvm-profgen's
+ * unsymbolized profile.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "afdo.h"
+
+
+static int write_pairs(FILE *f, const struct afdo_map *m, const char *sep,
+		       uint64_t base, const char *indent)
+{
+	size_t n, i;
+	struct afdo_cnt *v = afdo_map_sorted(m, &n);
+
+	if (!v)
+		return -1;
+	fprintf(f, "%s%zu\n", indent, n);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%llx%s%llx:%llu\n", indent,
+			(unsigned long long)(v[i].a - base), sep,
+			(unsigned long long)(v[i].b - base),
+			(unsigned long long)v[i].n);
+	free(v);
+	return 0;
+}
+
+/*
+ * create_gcov reads three sections: "N" then N "begin-end:count" lines,
+ * "N" then "addr:count", "N" then "from->to:count". Hex addresses are
+ * relative to the p_vaddr of the binary's first PT_LOAD.
+ */
+int afdo_write_autofdo_text(FILE *f, const struct afdo_agg *g,
+			    const struct afdo_bin *b)
+{
+	size_t n, i;
+	struct afdo_cnt *v;
+
+	if (write_pairs(f, &g->ranges, "-", b->first_load, ""))
+		return -1;
+	v = afdo_map_sorted(&g->addrs, &n);
+	if (!v)
+		return -1;
+	fprintf(f, "%zu\n", n);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%llx:%llu\n",
+			(unsigned long long)(v[i].a - b->first_load),
+			(unsigned long long)v[i].n);
+	free(v);
+	return write_pairs(f, &g->branches, "->", b->first_load, "");
+}
+
+/*
+ * llvm-profgen --unsymbolized-profile: range section then branch
+ * section, hex offsets from the first executable segment (4K aligned),
+ * no context line for a profile without call stacks.
+ */
+int afdo_write_llvm_unsym(FILE *f, const struct afdo_agg *g,
+			  const struct afdo_bin *b)
+{
+	if (write_pairs(f, &g->ranges, "-", b->first_exec_page, ""))
+		return -1;
+	return write_pairs(f, &g->branches, "->", b->first_exec_page, "");
+}

@@ -151,6 +151,9 @@ unsigned int afdo_insn(const struct afdo_bin *b, uint64_t addr, uint32_t *insn);
 /* The function symbol around ADDR (NULL if none); *ENTRY its address. */
 const char *afdo_func_at(const struct afdo_bin *b, uint64_t addr, uint64_t *entry);
 
+/* The function symbol around ADDR (NULL if none). */
+const struct afdo_fsym *afdo_fsym_at(const struct afdo_bin *b, uint64_t addr);
+
 enum afdo_call { AFDO_NOT_CALL, AFDO_CALL, AFDO_ICALL };
 enum afdo_call afdo_call_kind(const struct afdo_bin *b, uint64_t addr);
 

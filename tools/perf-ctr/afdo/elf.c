@@ -79,6 +79,25 @@ static void load_symtab(struct afdo_bin *b, Elf *elf)
 		qsort(b->fs, b->nfs, sizeof(*b->fs), cmp_fsym);
 }
 
+const struct afdo_fsym *afdo_fsym_at(const struct afdo_bin *b, uint64_t addr)
+{
+	uint64_t entry;
+	const char *name = afdo_func_at(b, addr, &entry);
+	size_t lo = 0, hi = b->nfs;
+
+	if (!name)
+		return NULL;
+	while (lo < hi) {		/* the first symbol at ENTRY: the sized one */
+		size_t mid = (lo + hi) / 2;
+
+		if (b->fs[mid].addr < entry)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < b->nfs ? &b->fs[lo] : NULL;
+}
+
 const char *afdo_func_at(const struct afdo_bin *b, uint64_t addr, uint64_t *entry)
 {
 	size_t lo = 0, hi = b->nfs;

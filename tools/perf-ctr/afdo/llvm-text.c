@@ -22,7 +22,8 @@ static void llvm_inst(FILE *f, struct inst *in, int depth)
 		struct tgt **tv;
 		size_t nt;
 
-		if (!bd->n)
+		/* 0: an instruction ran 0 times, not a line nothing is known of */
+		if (!bd->n && !bd->seen)
 			continue;
 		llvm_loc(f, depth, bd->off, bd->discr);
 		fprintf(f, "%llu", (unsigned long long)bd->n);
@@ -35,8 +36,6 @@ static void llvm_inst(FILE *f, struct inst *in, int depth)
 	for (i = 0; i < in->nkids; i++) {
 		struct inst *k = in->kids[i].in;
 
-		if (!k->total)
-			continue;
 		llvm_loc(f, depth, in->kids[i].off, in->kids[i].discr);
 		fprintf(f, "%s:%llu\n", k->name, (unsigned long long)k->total);
 		llvm_inst(f, k, depth + 1);

@@ -193,6 +193,7 @@ static void add_insn(struct tree *t, struct afdo_sym *s, uint64_t addr,
 	bd = locate(t, f, nf, &in);
 	if (!bd)
 		return;
+	bd->seen = true;
 	/* LLVM's totals count bytes: llvm-profgen weighs each instruction so */
 	in->insn_sum += n * len;
 	if (t->llvm_discr)
@@ -248,6 +249,47 @@ int afdo_sweep_ranges(struct sweep *w, const struct afdo_agg *g,
 		}
 	}
 	free(ev);
+	return 0;
+}
+
+/*
+ * Every instruction of a function that any range starts in gets a count,
+ * 0 where no range covers it: a compiler takes an explicit 0 for code
+ * that did not run, and an absent line for code it knows nothing of, so
+ * llvm-profgen fills the functions it saw so.
+ */
+static int zero_fill(struct tree *t, struct afdo_sym *s,
+		     const struct afdo_agg *g, const struct afdo_bin *b)
+{
+	const struct afdo_fsym **seen = NULL;
+	size_t nseen = 0, cap = 0, i, j;
+
+	for (i = 0; i <= g->ranges.mask; i++) {
+		const struct afdo_fsym *fs;
+		uint64_t p;
+
+		if (!g->ranges.t[i].n)
+			continue;
+		fs = afdo_fsym_at(b, g->ranges.t[i].a);
+		if (!fs || !fs->size)
+			continue;
+		for (j = 0; j < nseen && seen[j] != fs; j++)
+			;
+		if (j < nseen)
+			continue;
+		seen = afdo_xgrow(seen, &cap, nseen + 1, sizeof(*seen));
+		seen[nseen++] = fs;
+		for (p = fs->addr; p < fs->addr + fs->size;) {
+			uint32_t insn;
+			unsigned int len = afdo_insn(b, p, &insn);
+
+			if (!len)
+				break;
+			add_insn(t, s, p, 0, len);
+			p += len;
+		}
+	}
+	free(seen);
 	return 0;
 }
 
@@ -314,7 +356,7 @@ static int add_calls(struct tree *t, struct afdo_sym *s,
  * what llvm-profgen computes: count times size of each of its
  * instructions, plus the totals of the instances inlined into it.
  */
-static uint64_t compute_total(struct inst *in, bool llvm)
+static uint64_t compute_total(struct inst *in, bool llvm, bool top)
 {
 	size_t i;
 	uint64_t sum = 0;
@@ -323,17 +365,20 @@ static uint64_t compute_total(struct inst *in, bool llvm)
 		uint64_t ts = 0;
 		struct tgt *tg;
 
-		/* a call site counts at least as often as its calls */
+		/*
+		 * A call site counts at least as often as its calls; llvm-profgen
+		 * makes it so in top-level functions only.
+		 */
 		for (tg = in->body[i].tgts; tg; tg = tg->next)
 			ts += tg->n;
-		if (in->body[i].n < ts)
+		if (in->body[i].n < ts && (top || !llvm))
 			in->body[i].n = ts;
 		sum += in->body[i].n;
 	}
 	if (llvm)
 		sum = in->insn_sum;
 	for (i = 0; i < in->nkids; i++)
-		sum += compute_total(in->kids[i].in, llvm);
+		sum += compute_total(in->kids[i].in, llvm, false);
 	in->total = sum;
 	return sum;
 }
@@ -462,7 +507,8 @@ int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
 	ts.w.insn = tree_insn;
 	ts.w.s = s;
 	ts.t = t;
-	if (afdo_sweep_ranges(&ts.w, g, b) || add_calls(t, s, g, b)) {
+	if (afdo_sweep_ranges(&ts.w, g, b) || add_calls(t, s, g, b) ||
+	    (t->llvm_discr && zero_fill(t, s, g, b))) {
 		snprintf(err, errlen, "out of memory");
 		rc = -1;
 		goto out;
@@ -476,7 +522,7 @@ int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
 		struct inst *in;
 
 		for (in = t->top[i]; in; in = in->hnext) {
-			compute_total(in, fmt == AFDO_FMT_LLVM_TEXT);
+			compute_total(in, fmt == AFDO_FMT_LLVM_TEXT, true);
 			sort_inst(in);
 			if (in->total || in->head)
 				top[n++] = in;

@@ -24,6 +24,7 @@ struct body {
 	uint32_t off, discr;
 	uint64_t n;
 	bool indirect;
+	bool seen;			/* an instruction of it was swept (count 0 too) */
 	struct tgt *tgts;
 };
 

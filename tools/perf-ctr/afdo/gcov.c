@@ -144,6 +144,12 @@ int afdo_gcov_write(FILE *f, struct inst **top, size_t ntop)
 	if (!st.h)
 		return -1;
 	st.hmask = 63;
+	/*
+	 * GCC (auto-profile.cc, string_table::get_name) takes index 0 for no
+	 * name and stops with an internal error on a profile that names a
+	 * function by it: give index 0 a name no function has.
+	 */
+	str_index(&st, "");
 	for (i = 0; i < ntop; i++)
 		gcov_names(&st, top[i]);
 	/* function profiles first: their name indexes are all known now */

@@ -4,10 +4,12 @@
 # make bench-perf-ctr: perf-ctr aggregate against the other ways of
 # turning branch stacks into profiles, on one perf.data of SAMPLES
 # samples of 32-deep stacks (perf-ctr synth over a real riscv64 binary,
-# cached in $CTR_CACHE/perf-ctr-bench). Wall time and peak RSS of each,
-# printed as ratios; not a test.
+# cached in $CTR_CACHE/perf-ctr-bench), then on the real recordings
+# `make autofdo` made in the guest (bzip2 and lua from Debian's sources,
+# perf record -b, 256-deep stacks) when they are in its cache. Wall time
+# and peak RSS of each, printed as ratios; not a test.
 #
-#   SAMPLES=1000000 DEPTH=32 tools/perf-ctr/tests/bench.sh
+#   SAMPLES=1000000 DEPTH=32 RUNS=5 tools/perf-ctr/tests/bench.sh
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
@@ -117,3 +119,58 @@ if command -v create_gcov >/dev/null; then
 else
 	echo "  create_gcov: not installed (apt-get install autofdo)"
 fi
+
+# --- real recordings ------------------------------------------------------------
+# make autofdo's recordings of bzip2 and lua (GCC and clang builds): RUNS
+# runs of each tool, min and median. The host perf (bookworm, 6.1) cannot
+# read the guest perf's files; llvm-profgen reads perf-ctr script's text
+# (the same format perf script -F ip,brstack prints). The LLVM profiles
+# of both are compared: identical lines, and how many differ.
+RUNS=${RUNS:-5}
+afdo=$CTR_CACHE/autofdo
+stats() {	# NAME: "min median" seconds of NAME.1.us .. NAME.$RUNS.us
+	for i in $(seq "$RUNS"); do cat "$1.$i.us"; done | sort -n |
+		awk '{ v[NR] = $1 } END { printf "%.3f %.3f", v[1] / 1e6, v[int((NR + 1) / 2)] / 1e6 }'
+}
+runs() {	# NAME CMD...: RUNS runs into NAME.i.*
+	local name=$1 i; shift
+	for i in $(seq "$RUNS"); do run "$name.$i" "$@"; done
+}
+found=0
+for rec in "$afdo"/prof/*-50021.data; do
+	[ -s "$rec" ] || continue
+	base=$(basename "$rec" -50021.data)	# bzip2-gcc, lua-clang, ...
+	prog=${base%-*}; cc=${base##*-}
+	bin=$afdo/build/$prog-$cc-base/$prog
+	[ -x "$bin" ] || continue
+	found=1
+	cat "$rec" >/dev/null
+	n=$("$PC" aggregate -v -i "$rec" --binary "$bin" -o /dev/null 2>&1 |
+		sed -n 's/^perf-ctr aggregate: \([0-9]*\) samples.*, \([0-9]*\) records$/\1 samples, \2 records/p')
+	printf '\n%s (%s, %s MB perf.data, %s), %s runs, min / median seconds:\n' \
+		"$prog" "$cc" "$(($(stat -c %s "$rec") / 1000000))" "$n" "$RUNS"
+	runs r-agg "$PC" aggregate -i "$rec" --binary "$bin" -f autofdo-text -o r-agg.txt
+	runs r-gcov "$PC" aggregate -i "$rec" --binary "$bin" -f gcov -o r-agg.afdo
+	runs r-llvm "$PC" aggregate -i "$rec" --binary "$bin" -f llvm-text -o r-agg.prof
+	runs r-script "$PC" script -i "$rec" -F ip,brstack
+	cp r-script.1.out r.script
+	printf '  %-44s %s\n' "perf-ctr aggregate -f autofdo-text" "$(stats r-agg)"
+	printf '  %-44s %s\n' "perf-ctr aggregate -f gcov (DWARF)" "$(stats r-gcov)"
+	printf '  %-44s %s\n' "perf-ctr aggregate -f llvm-text (DWARF)" "$(stats r-llvm)"
+	printf '  %-44s %s\n' "perf-ctr script -F ip,brstack" "$(stats r-script)"
+	if [ -x "$ROOT$profgen" ]; then
+		runs r-pg "${ROOT_LOADER[@]}" "$ROOT$profgen" --perfscript=r.script \
+			--binary="$bin" --format=text --output=r-pg.prof
+		printf '  %-44s %s  -> aggregate (llvm-text) is %sx faster than script + profgen\n' \
+			"llvm-profgen 19 --perfscript" "$(stats r-pg)" \
+			"$(awk -v a="$(stats r-script | cut -d' ' -f2)" -v b="$(stats r-pg | cut -d' ' -f2)" \
+				-v c="$(stats r-llvm | cut -d' ' -f2)" 'BEGIN { printf "%.1f", (a + b) / c }')"
+		"$PC" aggregate -i "$rec" --binary "$bin" -f llvm-unsym -o r.unsym &&
+		"${ROOT_LOADER[@]}" "$ROOT$profgen" --unsymbolized-profile=r.unsym \
+			--binary="$bin" --format=text --output=r-pgu.prof 2>/dev/null
+		printf '  LLVM profile against llvm-profgen'"'"'s from the same ranges: %s of %s lines differ\n' \
+			"$(diff r-agg.prof r-pgu.prof | grep -c '^[<>]')" "$(wc -l <r-pgu.prof)"
+	fi
+done
+[ $found = 1 ] || echo "
+real recordings: none in $afdo/prof (make autofdo records them)"

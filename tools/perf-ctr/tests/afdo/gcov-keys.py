@@ -6,6 +6,8 @@ Prints one line "FUNCTION LINE_OFFSET DISCRIMINATOR COUNT" per body
 location and "FUNCTION LINE_OFFSET DISCRIMINATOR inline CALLEE" per inlined
 call site, walking the format perf-ctr aggregate -f gcov writes (what GCC's
 auto-profile.cc reads): magic, version, string table, function instances.
+Exits 3 when an instance is named by string index 0, which GCC's
+string_table::get_name() refuses with an internal compiler error.
 """
 import struct
 import sys
@@ -22,8 +24,12 @@ def main():
     _, _, nfn = struct.unpack_from('<3I', b, p)
     p += 12
 
+    bad = []
+
     def inst(p, name):
-        _, npos, nkids = struct.unpack_from('<3I', b, p)
+        idx, npos, nkids = struct.unpack_from('<3I', b, p)
+        if idx == 0:
+            bad.append(name)
         p += 12
         for _ in range(npos):
             key, ntgt = struct.unpack_from('<2I', b, p)
@@ -40,6 +46,9 @@ def main():
     for _ in range(nfn):
         fn, = struct.unpack_from('<I', b, p + 8)
         p = inst(p + 8, names[fn])
+    if bad:
+        print('string index 0 names %s' % bad[0], file=sys.stderr)
+        sys.exit(3)
 
 
 if __name__ == '__main__':

@@ -1402,17 +1402,16 @@ static unsigned int ctr_first(const struct ctr_cpu *cc)
 }
 
 /*
- * The most records a sample of @event can carry. A call stack is the
- * user part of a call chain, which perf cuts at sample_max_stack frames:
- * reading the rest of the buffer would be for nothing.
+ * The most records a sample of @event can carry: perf cuts every branch
+ * stack at sample_max_stack entries (kernel.perf_event_max_stack, 127,
+ * unless the event asks otherwise), so reading the rest of a deeper
+ * buffer would be for nothing.
  */
 static unsigned int ctr_sample_max(const struct perf_event *event)
 {
 	unsigned int max = event->attr.sample_max_stack;
 
-	if ((event->hw.branch_reg.config & CTR_REQ_CALLSTACK) && max)
-		return min(max, ctr_caps.entries);
-	return ctr_caps.entries;
+	return max ? min(max, ctr_caps.entries) : ctr_caps.entries;
 }
 
 /**

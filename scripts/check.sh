@@ -91,7 +91,7 @@ static_checks() {
 # perf-ctr's host tests (one core: build, golden files, a fuzz run) beside
 # the kernel build. The guest programs come after both: they include
 # perf-ctr's riscv64 build.
-stage_start "perf-ctr (host tests) and kernel build"
+stage_start "perf-ctr (host tests) and kernel build, then perf 7.3"
 (FUZZ_SECONDS=${FUZZ_SECONDS:-20} "$TOP/tools/perf-ctr/tests/run.sh" \
 	>"$OUT/perf-ctr.results" 2>"$OUT/perf-ctr.log"
 	echo "RC $?" >>"$OUT/perf-ctr.results") &
@@ -102,6 +102,9 @@ run_step kernel-W1-sparse "$TOP/scripts/lint.sh" build-warnings
 wait $pc
 perf_ctr_results
 run_step guest-binaries "$TOP/scripts/guest-bins.sh" || kernel_ok=0
+# perf from the same 7.3 tree, for the guest beside Debian's (its own
+# branch tests run in the -icount guest); without it they skip.
+[ $kernel_ok = 1 ] && run_step perf-7.3 "$TOP/scripts/perf73.sh"
 stage_end
 
 if [ $kernel_ok = 1 ]; then

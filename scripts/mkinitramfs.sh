@@ -10,9 +10,12 @@ set -euo pipefail
 out=$1
 groot=$GUEST/$GUEST_SUITE
 bins=$CTR_CACHE/guest-bin
+# perf from the 7.3 tree (scripts/perf73.sh), when it has been built:
+# /usr/local/bin/perf73 and its libexec/perf-core, beside Debian's perf.
+p73=$CTR_CACHE/perf73/install
 [ -d "$groot" ] || die "no guest root in $groot: run make setup"
 
-newest=$(find "$groot" "$TOP/scripts/guest" "$bins" -newer "$out" \
+newest=$(find "$groot" "$TOP/scripts/guest" "$bins" "$p73" -newer "$out" \
 	-print -quit 2>/dev/null || true)
 [ -f "$out" ] && [ -z "$newest" ] && exit 0
 
@@ -26,6 +29,7 @@ for f in "$TOP"/scripts/guest/*; do
 	install -m 755 "$f" "$stage/ctr/"
 done
 [ -d "$bins" ] && cp -a "$bins/." "$stage/ctr/"
+[ -x "$p73/usr/local/bin/perf73" ] && cp -a "$p73/." "$stage/"
 (cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1 >"$out.tmp.$$")
 mv "$out.tmp.$$" "$out"
 say "initramfs: $out ($(du -h "$out" | cut -f1))"

@@ -203,6 +203,44 @@ perf_test() {	# NAME: run "perf test NAME", pass, fail or skip with its reason
 	esac
 }
 perf_test "Check branch stack sampling"
+
+# perf built from the 7.3 tree (scripts/perf73.sh), unstripped: its own
+# test_brstack.sh, judged per subtest ("Testing NAME [Verdict]" lines;
+# each filter permutation by the line that names it).
+P73=/usr/local/bin/perf73
+perf73_brstack() {
+	out=$(cd /tmp && timeout 900 "$P73" test -vv "Check branch stack sampling" 2>&1)
+	echo "$out" | grep -E "^Testing .*\[" | sed 's/^/# /'
+	n=0 perm=
+	while IFS= read -r line; do
+		case $line in
+		"Testing branch stack filtering permutation ("*)
+			perm=${line#*permutation (}; perm=${perm%)}; continue ;;
+		"Testing "*"["*) ;;
+		*) continue ;;
+		esac
+		name=${line%% \[*}; name=${name#Testing }
+		[ "$name" = "branch stack filtering" ] && name="filter $perm"
+		verdict=${line#*\[}; verdict=${verdict%]}
+		n=$((n + 1))
+		case $verdict in
+		Passed) ok "perf 7.3 test: brstack $name" ;;
+		Skipped*) skip "perf 7.3 test: brstack $name" "${verdict#Skipped}" ;;
+		*) not_ok "perf 7.3 test: brstack $name ($verdict)" ;;
+		esac
+	done <<-EOF
+	$out
+	EOF
+	check "perf 7.3 test: Check branch stack sampling, $n subtests" \
+		eval 'echo "$out" | grep -q ": Ok"'
+}
+if [ "$(param exact)" != 1 ]; then
+	: # the -icount guest runs perf 7.3's tests
+elif [ -x "$P73" ]; then
+	perf73_brstack
+else
+	skip "perf 7.3 test: Check branch stack sampling" "no perf 7.3 in the guest (scripts/perf73.sh builds it)"
+fi
 # perf's record_lbr.sh: call graphs from call-stack mode, every filter, per
 # task and system wide, then nine recordings of cycles at once. It reads
 # every sample back with perf report -D, 18 times: at perf's default 4000
@@ -214,20 +252,21 @@ perf_test "Check branch stack sampling"
 # which the script reports by exiting without a word. That case, and only
 # for the parallel subtests, is a skip. The rest also needs exact counter
 # overflow (-icount).
-perf_test_lbr() {
-	out=$(cd /tmp && timeout 900 perf test -vv "perf record LBR tests" 2>&1)
+perf_test_lbr() {	# [PERF LABEL]: Debian's perf, or another one
+	perf=${1:-perf} label=${2:-perf test}
+	out=$(cd /tmp && timeout 900 "$perf" test -vv "perf record LBR tests" 2>&1)
 	echo "$out" | grep -E "^LBR .*(\[|samples$)" | sed 's/^/# /'
 	# A here-document, not a pipe: ok/skip count in this shell.
 	while read -r p t; do
 		p=${p#-}
 		name="LBR $p${p:+ }$t"
 		if echo "$out" | grep -q -F "$name [Success]"; then
-			ok "perf test: $name"
+			ok "$label: $name"
 		elif [ -n "$p" ] && ! echo "$out" | grep -q -F "$name ["; then
-			skip "perf test: $name" \
+			skip "$label: $name" \
 				"no sample at all: QEMU counts one counter per event on a hart"
 		else
-			not_ok "perf test: $name"
+			not_ok "$label: $name"
 		fi
 	done <<-EOF
 	- callgraph
@@ -259,6 +298,7 @@ if [ "$(param exact)" = 1 ]; then
 	echo 250 > /proc/sys/kernel/perf_event_max_sample_rate
 	echo 16 > /proc/sys/kernel/perf_event_max_stack
 	perf_test_lbr
+	[ -x "$P73" ] && perf_test_lbr "$P73" "perf 7.3 test"
 	# The rate first: it cannot be written while the percentage is 0.
 	echo "$old_rate" > /proc/sys/kernel/perf_event_max_sample_rate
 	echo "$old_pct" > /proc/sys/kernel/perf_cpu_time_max_percent

@@ -7,7 +7,7 @@
 
 S := scripts
 
-.PHONY: help setup kernel kernel-debug guest run demo check stress bench bench-perf-ctr patches lint clean
+.PHONY: help setup kernel kernel-debug guest run demo check stress bench bench-perf-ctr autofdo patches lint clean
 
 help:
 	@echo "make demo     boot QEMU with CTR and show perf record -b / perf report -b"
@@ -16,6 +16,7 @@ help:
 	@echo "make stress   the stress test under the debug kernel (KASAN, lockdep)"
 	@echo "make bench    what branch stacks cost per sample, as ratios"
 	@echo "make bench-perf-ctr  perf-ctr aggregate vs perf script and llvm-profgen"
+	@echo "make autofdo  AutoFDO via perf-ctr vs FDO on bzip2 and lua (out/autofdo/table.md)"
 	@echo "make patches  write the kernel series to out/patches (git format-patch)"
 	@echo "make kernel   build the kernel (kernel-debug: KASAN, lockdep)"
 	@echo "make setup    install and fetch everything (done by the targets above)"
@@ -31,6 +32,7 @@ kernel-debug: setup
 
 guest: kernel
 	$(S)/guest-bins.sh
+	$(S)/perf73.sh
 
 run: guest
 	$(S)/run.sh $(RUN_ARGS)
@@ -54,6 +56,11 @@ bench: guest
 
 bench-perf-ctr: setup
 	tools/perf-ctr/tests/bench.sh
+
+# AutoFDO through perf-ctr against -O2 and instrumented FDO, on bzip2 and
+# lua5.4 from their Debian sources, measured in the -icount guest.
+autofdo: guest
+	$(S)/autofdo.sh
 
 patches: setup
 	$(S)/lint.sh patches

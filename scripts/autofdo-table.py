@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""autofdo-table.py: the table of make autofdo (scripts/autofdo.sh).
+
+Reads the round 2 console ("afdo-stat: PROG CC VARIANT STEP COUNT SHA256"
+lines), the perf-ctr aggregate -v logs of the recordings
+(PROF/PROG-CC-PERIOD.agg, .window.agg for --weight window) and the
+overlaps of their line counts with gcov's (--overlap), checks every output against the -O2 binary's
+(and against --expect hashes), and writes a Markdown table. Exits 1 when
+an output differs, a count is missing or a recording has no sample.
+"""
+import argparse
+import collections
+import os
+import re
+import statistics
+import sys
+
+
+def parse_console(path):
+    runs = collections.defaultdict(dict)   # (prog, cc, variant) -> step -> (n, sha)
+    order = []
+    with open(path, errors='replace') as f:
+        for line in f:
+            if not line.startswith('afdo-stat: '):
+                continue
+            parts = line.split()
+            if len(parts) != 7:
+                continue
+            _, prog, cc, variant, step, count, sha = parts
+            key = (prog, cc, variant)
+            if key not in runs:
+                order.append(key)
+            runs[key][step] = (int(count) if count.isdigit() else None, sha)
+    return runs, order
+
+
+def parse_agg(path):
+    """Samples, records, lost records/samples and throttles from -v."""
+    r = {'samples': None, 'records': None, 'lost_records': None,
+         'lost_samples': None, 'throttled': None, 'warning': ''}
+    if not os.path.exists(path):
+        return r
+    text = open(path, errors='replace').read()
+    m = re.search(r'aggregate: (\d+) samples.*?, (\d+) records', text)
+    if m:
+        r['samples'], r['records'] = int(m.group(1)), int(m.group(2))
+    m = re.search(r'dropped by the kernel: (\d+) records, (\d+) samples; '
+                  r'throttled (\d+) times', text)
+    if m:
+        r['lost_records'], r['lost_samples'], r['throttled'] = map(int, m.groups())
+    m = re.search(r'warning: (.*)', text)
+    if m:
+        r['warning'] = m.group(1)
+    return r
+
+
+# variant prefix, row label of the per-recording table, compiler suffix
+KINDS = (('afdo', 'AutoFDO (perf-ctr)', ''),
+         ('afdowin', 'AutoFDO (perf-ctr, window)', ', --weight window'),
+         ('profgen', 'AutoFDO (llvm-profgen)', ', llvm-profgen'))
+
+
+def parse_overlap(path):
+    """(prog, cc, weight) -> {period: overlap}"""
+    ov = collections.defaultdict(dict)
+    if not path or not os.path.exists(path):
+        return ov
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) != 5:
+                continue
+            prog, cc, per, weight, v = parts
+            try:
+                ov[(prog, cc, weight)][per] = float(v)
+            except ValueError:
+                pass
+    return ov
+
+
+def pct(a, b):
+    return f'{100.0 * a / b:.1f}%' if b else 'n/a'
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--console', required=True)
+    ap.add_argument('--prof', required=True)
+    ap.add_argument('--periods', required=True)
+    ap.add_argument('--expect', action='append', default=[],
+                    help='"PROG STEP SHA256": what every binary must print')
+    ap.add_argument('--note', action='append', default=[])
+    ap.add_argument('--overlap', help='"PROG CC PERIOD WEIGHT OVERLAP" lines '
+                    '(scripts/afdo-overlap.py of each recording)')
+    ap.add_argument('-o', required=True)
+    a = ap.parse_args()
+
+    runs, order = parse_console(a.console)
+    periods = a.periods.split()
+    expect = {}
+    for e in a.expect:
+        prog, step, sha = e.split()
+        expect[(prog, step)] = sha
+    problems = []
+
+    def total(key, train=False):
+        """The sum over the held-out steps (train: the train-* ones)."""
+        steps = {k: v for k, v in runs.get(key, {}).items()
+                 if k.startswith('train-') == train}
+        if not steps or any(n is None for n, _ in steps.values()):
+            return None
+        return sum(n for n, _ in steps.values())
+
+    # every output must be the -O2 binary's, and what the host expects
+    for key in order:
+        prog, cc, variant = key
+        ref = runs.get((prog, 'gcc', 'base'), {})
+        for step, (n, sha) in runs[key].items():
+            if n is None:
+                problems.append(f'{prog}-{cc}-{variant} {step}: no count')
+            want = expect.get((prog, step)) or (ref.get(step) or (None, None))[1]
+            if want and sha != want:
+                problems.append(f'{prog}-{cc}-{variant} {step}: output differs '
+                                f'from the expected one ({sha[:12]} != {want[:12]})')
+
+    progs = []
+    for prog, cc, _ in order:
+        if (prog, cc) not in progs:
+            progs.append((prog, cc))
+
+    out = []
+    out.append('instructions:u on the held-out inputs (QEMU -icount: exact, one run each);')
+    out.append('AutoFDO: one profile per `perf record -b` recording of the -O2 binary on the')
+    out.append(f'training inputs, periods {", ".join(periods)}; "of FDO" is')
+    out.append('(-O2 - AutoFDO) / (-O2 - FDO).')
+    out.append('')
+    out.append('| program | compiler | -O2 | FDO | AutoFDO median | AutoFDO min | AutoFDO max '
+               '| AutoFDO of FDO: median | min | max |')
+    out.append('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|')
+    per_rec = []
+    for prog, cc in progs:
+        base = total((prog, cc, 'base'))
+        fdo = total((prog, cc, 'fdo'))
+        for kind, label, suffix in KINDS:
+            vals = {}
+            for per in periods:
+                t = total((prog, cc, f'{kind}-{per}'))
+                if t is not None:
+                    vals[per] = t
+            if not vals:
+                continue
+            ratio = {}
+            if base is not None and fdo is not None and base != fdo:
+                ratio = {per: (base - v) / (base - fdo) for per, v in vals.items()}
+            name = cc + suffix
+            sv = sorted(vals.values())
+
+            def fmt(v):
+                return f'{v:,}' + (f' ({pct(v - base, base)})' if base else '')
+
+            row = [prog, name, f'{base:,}' if base else 'n/a',
+                   fmt(fdo) if fdo is not None else 'n/a',
+                   fmt(int(statistics.median(sv))), fmt(sv[0]), fmt(sv[-1])]
+            if ratio:
+                rv = sorted(ratio.values())
+                row += [f'{100 * statistics.median(rv):.0f}%', f'{100 * rv[0]:.0f}%',
+                        f'{100 * rv[-1]:.0f}%']
+            else:
+                row += ['n/a'] * 3
+            out.append('| ' + ' | '.join(row) + ' |')
+            for per in periods:
+                if per not in vals:
+                    continue
+                agg = parse_agg(os.path.join(
+                    a.prof, f'{prog}-{cc}-{per}{".window" if kind == "afdowin" else ""}.agg'))
+                if agg['samples'] == 0 or agg['samples'] is None:
+                    problems.append(f'{prog}-{cc} at {per}: no samples')
+                per_rec.append((prog, label if cc == 'gcc' else f'{label}, {cc}', per,
+                                agg, vals[per], ratio.get(per)))
+
+    out.append('')
+    out.append('Per recording (perf-ctr aggregate -v: samples of the program, their records,')
+    out.append('what the kernel dropped or throttled):')
+    out.append('')
+    out.append('| program | profile | period | samples | records | lost records / samples '
+               '| throttled | instructions:u | of FDO |')
+    out.append('|---|---|---:|---:|---:|---:|---:|---:|---:|')
+    for prog, label, per, agg, v, r in per_rec:
+        def g(k):
+            return 'n/a' if agg[k] is None else f'{agg[k]:,}'
+        out.append(f'| {prog} | {label} | {per} | {g("samples")} | {g("records")} | '
+                   f'{g("lost_records")} / {g("lost_samples")} | {g("throttled")} | '
+                   f'{v:,} | {"n/a" if r is None else f"{100 * r:.0f}%"} |')
+
+    if any(total((p, c, 'base'), True) for p, c in progs):
+        out.append('')
+        out.append('The same binaries on the training inputs (where the profiles were taken):')
+        out.append('')
+        out.append('| program | compiler | -O2 | FDO | AutoFDO median (perf-ctr) | of FDO '
+                   '| AutoFDO median (perf-ctr, window) | of FDO '
+                   '| AutoFDO median (llvm-profgen) | of FDO |')
+        out.append('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|')
+        for prog, cc in progs:
+            base = total((prog, cc, 'base'), True)
+            fdo = total((prog, cc, 'fdo'), True)
+            if base is None:
+                continue
+            row = [prog, cc, f'{base:,}', 'n/a' if fdo is None else
+                   f'{fdo:,} ({pct(fdo - base, base)})']
+            for kind, _, _ in KINDS:
+                v = [total((prog, cc, f'{kind}-{per}'), True) for per in periods]
+                v = [x for x in v if x is not None]
+                if not v:
+                    row += ['n/a', 'n/a']
+                    continue
+                m = int(statistics.median(v))
+                row.append(f'{m:,} ({pct(m - base, base)})')
+                row.append(f'{100 * (base - m) / (base - fdo):.0f}%'
+                           if fdo is not None and fdo != base else 'n/a')
+            out.append('| ' + ' | '.join(row) + ' |')
+
+    ov = parse_overlap(a.overlap)
+    if ov:
+        out.append('')
+        out.append('Accuracy: the overlap of each recording\'s line counts (`perf-ctr aggregate')
+        out.append('-f lines`: the count of each line\'s most executed instruction) with the')
+        out.append('exact ones of gcov (GCC 12 -O2 --coverage, run on the same training inputs),')
+        out.append('both normalised to sum 1 over (file, line) of the program\'s own sources:')
+        out.append('sum of min(p, q); 1 is a perfect match.')
+        out.append('')
+        out.append('| program | binary | --weight | ' + ' | '.join(periods) + ' | median |')
+        out.append('|---|---|---|' + '---:|' * (len(periods) + 1))
+        for prog, cc in progs:
+            for weight in ('none', 'window'):
+                v = ov.get((prog, cc, weight))
+                if not v:
+                    continue
+                cells = [f'{v[per]:.3f}' if per in v else 'n/a' for per in periods]
+                out.append(f'| {prog} | {cc} -O2 | {weight} | ' + ' | '.join(cells) +
+                           f' | {statistics.median(v.values()):.3f} |')
+
+    out.append('')
+    out.append('Per step:')
+    out.append('')
+    out.append('| program | compiler | step | -O2 | FDO | AutoFDO median '
+               '| AutoFDO median (window) |')
+    out.append('|---|---|---|---:|---:|---:|---:|')
+    for prog, cc in progs:
+        for step in runs.get((prog, cc, 'base'), {}):
+            def n(v):
+                return (runs.get((prog, cc, v), {}).get(step) or (None,))[0]
+            def med(kind):
+                v = [n(f'{kind}-{per}') for per in periods]
+                v = [x for x in v if x is not None]
+                return 'n/a' if not v else f'{int(statistics.median(v)):,}'
+            b, f_ = n('base'), n('fdo')
+            out.append(f'| {prog} | {cc} | {step} | {b:,} | '
+                       f'{"n/a" if f_ is None else f"{f_:,}"} | '
+                       f'{med("afdo")} | {med("afdowin")} |')
+    for note in a.note:
+        out.append('')
+        out.append(note)
+    if problems:
+        out.append('')
+        out.append('Problems:')
+        out.extend(f'- {p}' for p in problems)
+    with open(a.o, 'w') as f:
+        f.write('\n'.join(out) + '\n')
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,493 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make autofdo: AutoFDO through perf-ctr, measured on two real programs.
+#
+# bzip2 and lua5.4 come from their Debian source packages (apt-get
+# source, through a deb-src entry for the host's suite that this script
+# owns) and are cross-built static for riscv64 with GCC 12:
+#   base    -O2 -g: the binary that is profiled, and the baseline
+#   instr   -O2 -fprofile-generate -fprofile-update=single
+#   fdo     -O2 -fprofile-use with instr's .gcda from the guest
+#   afdo-P  -O2 -fauto-profile with perf-ctr aggregate -f gcov of the
+#           recording of base at period P
+#   afdowin-P  the same with perf-ctr aggregate --weight window
+#   cov     -O2 -g --coverage -fprofile-update=single: gcov's exact line
+#           counts on the training inputs, against which the line counts
+#           of each recording (perf-ctr aggregate -f lines) are compared
+# and with clang 14 (AFDO_CLANG=0 leaves it out): base (-O2
+# -gline-tables-only -fdebug-info-for-profiling), instr and fdo (with a
+# profile runtime built here for riscv64), afdo-P (-fprofile-sample-use,
+# perf-ctr aggregate -f llvm-text), afdowin-P (--weight window) and
+# profgen-P (llvm-profgen 19 on perf-ctr script's text of the same
+# recording).
+# Round 1 boots the -icount CTR guest once per compiler: perf record -b
+# of base on the training inputs at each period, instr writing its
+# profile and (GCC) cov its .gcda files. Round 2 boots it again: perf stat -e instructions:u of every
+# binary on the held-out (and the training) inputs, once each (-icount
+# counts exactly), every output checked against GCC -O2's. The table
+# goes to out/autofdo/table.md.
+#
+# Everything is cached in $CTR_CACHE/autofdo: a second run rebuilds
+# nothing and boots only when a binary, an input or the guest side
+# changed (AFDO_FRESH=1 boots anyway). AFDO_PERIODS="P ..." picks the
+# periods, AFDO_WINDOW=0 leaves the afdowin-P binaries out. Needs root
+# (apt-get) the first time.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+export LC_ALL=C
+
+W=$CTR_CACHE/autofdo
+OUT=$TOP/out/autofdo
+PERIODS=${AFDO_PERIODS:-50021 70001 100003 140009 199999}
+# Round 2 counts the held-out inputs, and the training ones unless
+# AFDO_INSAMPLE=0.
+SETS="measure train"
+[ "${AFDO_INSAMPLE:-1}" = 1 ] || SETS=measure
+PROGS="bzip2 lua"
+PC=$TOP/out/perf-ctr/perf-ctr
+GCC=${CROSS}gcc
+CLANG=clang-14
+SRC_LIST=/etc/apt/sources.list.d/ctr-autofdo-src.sources
+T0=$(date +%s)
+
+mkdir -p "$W/src" "$W/build" "$W/prof" "$OUT"
+
+# --- host packages, the Debian sources ----------------------------------------
+setup() {
+	local pkgs="dpkg-dev gcc-riscv64-linux-gnu libc6-dev-riscv64-cross cpio bzip2 python3 gcc"
+	local missing=() p
+	for p in $pkgs; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'ok installed' || missing+=("$p")
+	done
+	if [ ${#missing[@]} != 0 ]; then
+		[ "$(id -u)" = 0 ] || die "autofdo: needs root to install ${missing[*]}"
+		say "installing ${missing[*]}"
+		apt-get update -qq || true
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends "${missing[@]}" >/dev/null ||
+			die "apt-get install ${missing[*]} failed"
+	fi
+	# libperf/libapi for perf-ctr, and the AutoFDO consumers
+	"$TOP/scripts/setup-perfctr.sh" >/dev/null
+	[ -f "$KBUILD/ctr/arch/riscv/boot/Image" ] ||
+		die "no kernel image: run make kernel (make autofdo does)"
+}
+
+# A deb-src entry for the host's own suite and mirror, in a file of ours.
+deb_src() {
+	local suite want
+	suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+	[ -n "$DEBIAN_MIRROR" ] ||
+		die "no Debian archive in this host's apt sources: set DEBIAN_MIRROR"
+	want="# make autofdo (scripts/autofdo.sh): apt-get source bzip2 lua5.4
+Types: deb-src
+URIs: $DEBIAN_MIRROR
+Suites: $suite
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg"
+	if [ "$(cat "$SRC_LIST" 2>/dev/null)" != "$want" ]; then
+		[ "$(id -u)" = 0 ] || die "autofdo: needs root to write $SRC_LIST"
+		echo "$want" >"$SRC_LIST"
+	fi
+	apt-cache showsrc bzip2 2>/dev/null | grep -q '^Package:' && return
+	say "apt-get update (deb-src $suite)"
+	apt-get update -qq >/dev/null 2>&1 || true
+	# Where apt's _apt sandbox cannot run gpgv, verify as root instead.
+	apt-cache showsrc bzip2 2>/dev/null | grep -q '^Package:' ||
+		apt-get update -qq -o APT::Sandbox::User=root >/dev/null 2>&1 || true
+	apt-cache showsrc bzip2 2>/dev/null | grep -q '^Package:' ||
+		die "no source package index after apt-get update (see $SRC_LIST)"
+}
+
+srcdir() {	# DEBIAN-SOURCE-PACKAGE: its unpacked tree, fetched once
+	local d
+	d=$(ls -d "$W/src/$1"-[0-9]*/ 2>/dev/null | head -1)
+	if [ -z "$d" ]; then
+		deb_src
+		say "apt-get source $1"
+		(cd "$W/src" && apt-get source -qq "$1" >"$W/src/$1.log" 2>&1) ||
+			{ tail -5 "$W/src/$1.log" >&2; die "apt-get source $1 failed"; }
+		d=$(ls -d "$W/src/$1"-[0-9]*/ | head -1)
+	fi
+	echo "${d%/}"
+}
+
+# --- the programs -------------------------------------------------------------
+# prog_files PROG: the C files of the program; prog_flags, prog_libs.
+prog_src() { case $1 in bzip2) echo "$BZ" ;; lua) echo "$LUA/src" ;; esac; }
+prog_files() {
+	case $1 in
+	bzip2) echo blocksort.c huffman.c crctable.c randtable.c compress.c \
+		decompress.c bzlib.c bzip2.c ;;
+	lua) (cd "$LUA/src" && ls ./*.c | sed 's|^\./||' | grep -v '^luac\.c$') ;;
+	esac
+}
+prog_flags() {
+	case $1 in
+	bzip2) echo -D_FILE_OFFSET_BITS=64 ;;
+	# A fixed string hash seed: Lua's own mixes in the time and ASLR'ed
+	# addresses, so that each run would take another number of instructions.
+	lua) echo -std=gnu99 -DLUA_COMPAT_5_3 -DLUA_USE_POSIX -I"$W/src/lua-inc" \
+		'-Dluai_makeseed(L)=0x5eedu' ;;
+	esac
+}
+prog_libs() { case $1 in lua) echo -lm ;; esac; }
+
+hash_files() { cat "$@" | sha256sum | cut -d' ' -f1; }
+
+# build CC PROG VARIANT [FLAGS...]: $W/build/PROG-CC-VARIANT/PROG, one
+# object per source file in that directory (GCC names the .gcda files
+# after them). DEPS (files) are part of the key: profiles, .gcda files.
+# LDEXTRA: more link arguments.
+DEPS=() LDEXTRA=()
+build() {
+	local cc=$1 p=$2 v=$3; shift 3
+	local d=$W/build/$p-$cc-$v src key f fail=0 n=0 compiler
+	src=$(prog_src "$p")
+	case $cc in
+	gcc) compiler=("$GCC") ;;
+	clang) compiler=("$CLANG" --target=riscv64-linux-gnu) ;;
+	esac
+	key=$( {
+		echo "${compiler[*]} $* | ${LDEXTRA[*]}"; "${compiler[0]}" --version | head -1
+		prog_flags "$p"; prog_libs "$p"
+		for f in $(prog_files "$p"); do sha256sum <"$src/$f"; done
+		cat "$src"/*.h | sha256sum
+		[ ${#DEPS[@]} = 0 ] || cat "${DEPS[@]}" | sha256sum
+	} | sha256sum | cut -d' ' -f1)
+	[ -x "$d/$p" ] && [ "$(cat "$d/.key" 2>/dev/null)" = "$key" ] && return
+	rm -rf "$d"
+	mkdir -p "$d"
+	for f in "${DEPS[@]}"; do
+		case $f in *.gcda) cp "$f" "$d/" ;; esac
+	done
+	# shellcheck disable=SC2046 # flags split on purpose
+	for f in $(prog_files "$p"); do
+		"${compiler[@]}" "$@" $(prog_flags "$p") -I"$src" -c "$src/$f" \
+			-o "$d/${f%.c}.o" 2>>"$d/build.log" &
+		n=$((n + 1))
+		if [ $n -ge 2 ]; then wait -n || fail=1; n=$((n - 1)); fi
+	done
+	while [ $n -gt 0 ]; do wait -n || fail=1; n=$((n - 1)); done
+	# clang's driver would link its own profile runtime, which does not
+	# exist for riscv64: LDEXTRA brings ours instead.
+	local link=()
+	for f in "$@"; do
+		[ "$cc" = clang ] && [ "$f" = -fprofile-generate ] && continue
+		link+=("$f")
+	done
+	# shellcheck disable=SC2046,SC2015
+	[ $fail = 0 ] && "${compiler[@]}" "${link[@]}" -static -o "$d/$p" "$d"/*.o \
+		"${LDEXTRA[@]}" $(prog_libs "$p") 2>>"$d/build.log" ||
+		{ tail -20 "$d/build.log" >&2; die "build of $p-$cc-$v failed"; }
+	echo "$key" >"$d/.key"
+	say "built $p-$cc-$v"
+}
+
+# GCOV_PREFIX_STRIP for a binary whose objects are in DIR: all of DIR.
+strip_count() { echo "$1" | tr -cd / | wc -c; }
+
+# --- inputs -------------------------------------------------------------------
+# bzip2 is trained on lua5.4's sources and manual and measured on bzip2's
+# own sources and documentation; lua on two scripts of this repository.
+inputs() {
+	local in=$W/in
+	mkdir -p "$in"
+	# about 300 M instructions to compress and decompress each
+	cat "$LUA"/src/*.c "$LUA"/src/*.h "$LUA"/doc/*.html >"$in/bzip2.train"
+	truncate -s 640000 "$in/bzip2.train"
+	cat "$BZ"/*.c "$BZ"/*.h "$BZ"/manual.xml "$BZ"/bzip2.txt "$BZ"/CHANGES \
+		"$BZ"/README >"$in/bzip2.measure"
+	cp "$TOP/scripts/autofdo/train.lua" "$TOP/scripts/autofdo/measure.lua" "$in/"
+}
+
+# The expected output of lua SET.lua, from an x86-64 build of the
+# same interpreter on the host (a riscv64 base miscompiled would show).
+host_lua() {
+	local d=$W/build/lua-host key
+	key=$( { cat "$LUA"/src/*.[ch]; prog_flags lua; } | sha256sum | cut -d' ' -f1)
+	if [ ! -x "$d/lua" ] || [ "$(cat "$d/.key" 2>/dev/null)" != "$key" ]; then
+		rm -rf "$d"
+		mkdir -p "$d"
+		# shellcheck disable=SC2046
+		gcc -O1 $(prog_flags lua) -o "$d/lua" \
+			$(for f in $(prog_files lua); do echo "$LUA/src/$f"; done) -lm \
+			2>"$d/build.log" || { tail "$d/build.log" >&2; die "host lua build failed"; }
+		echo "$key" >"$d/.key"
+	fi
+	"$d/lua" "$W/in/$1.lua" | sha256sum | cut -d' ' -f1
+}
+
+# --- guest rounds -------------------------------------------------------------
+# round N[-TAG] PLAN-LINES...: boot the -icount guest for round N with
+# /afdo holding the plan's binaries, the inputs and the env; the console
+# is in $W/roundN[-TAG]/console.log, the files it printed in .../files.
+round() {
+	local name=$1; shift
+	local n=${name%%-*} r=$W/round$name st line p cc v key base
+	st=$r/stage
+	rm -rf "$st"
+	mkdir -p "$st/afdo/bin" "$st/afdo/in"
+	cp "$W"/in/* "$st/afdo/in/"
+	{
+		echo "ROUND=$n"
+		echo "PERIODS='$PERIODS'"
+		echo "SETS='$SETS'"
+		for p in $PROGS; do
+			for v in instr cov; do
+				echo "GCOV_STRIP_${p}_gcc_$v=$(strip_count "$W/build/$p-gcc-$v")"
+			done
+		done
+	} >"$st/afdo/env"
+	for line in "$@"; do
+		read -r p cc v <<<"$line"
+		echo "$line" >>"$st/afdo/plan"
+		cp "$W/build/$p-$cc-$v/$p" "$st/afdo/bin/$p-$cc-$v"
+	done
+	key=$( (cd "$st" && find . -type f | sort | xargs sha256sum;
+		sha256sum <"$TOP/scripts/guest/autofdo") | sha256sum | cut -d' ' -f1)
+	if [ -z "${AFDO_FRESH:-}" ] && [ "$(cat "$r/key" 2>/dev/null)" = "$key" ]; then
+		say "round $name: unchanged, results of $(date -r "$r/key" '+%F %T')"
+		return
+	fi
+	base=$CTR_CACHE/initramfs-$GUEST_SUITE.cpio.gz
+	"$TOP/scripts/mkinitramfs.sh" "$base"
+	(cd "$st" && find afdo | cpio -o -H newc --quiet | gzip -1) >"$r/afdo.cpio.gz"
+	# The kernel unpacks concatenated archives one after the other.
+	cat "$base" "$r/afdo.cpio.gz" >"$r/initrd.cpio.gz"
+	rm -f "$r/key"
+	rm -rf "$r/files"
+	local t
+	t=$(date +%s)
+	say "round $name: booting the -icount guest ($(du -h "$r/afdo.cpio.gz" | cut -f1) of binaries and inputs)"
+	CTR_INITRD=$r/initrd.cpio.gz "$TOP/scripts/run.sh" --smp 1 \
+		--cpu max,smaia=false,ssaia=false --icount --run autofdo \
+		--timeout "${AFDO_TIMEOUT:-3600}" --log "$r/console.log" >/dev/null 2>&1 || true
+	grep -q "^afdo: round $n done" "$r/console.log" ||
+		{ grep '^afdo' "$r/console.log" | tail -20 >&2; tail -5 "$r/console.log" >&2;
+		  die "round $name did not finish: $r/console.log"; }
+	python3 "$TOP/scripts/guest-files.py" "$r/console.log" "$r/files" >/dev/null ||
+		die "round $name: a file did not come back whole"
+	say "round $name: $(($(date +%s) - t)) s, console $(du -h "$r/console.log" | cut -f1)"
+	echo "$key" >"$r/key"
+}
+
+# clang's instrumented PGO needs libclang_rt.profile, which Debian ships
+# for the host only: build it for riscv64 from compiler-rt/lib/profile of
+# the llvm-toolchain-14 source package (the clang-14 the host has).
+clang_rt() {
+	local d=$W/build/clang-rt s f
+	local a=$d/libclang_rt.profile-riscv64.a
+	[ -f "$a" ] && { echo "$a"; return; }
+	s=$(ls -d "$W"/src/llvm-14/llvm-toolchain-14_*/compiler-rt 2>/dev/null | head -1)
+	if [ -z "$s" ]; then
+		deb_src
+		mkdir -p "$W/src/llvm-14"
+		say "apt-get source --download-only llvm-toolchain-14 (130 MB, for compiler-rt/lib/profile)"
+		(cd "$W/src/llvm-14" && apt-get source --download-only -qq llvm-toolchain-14 \
+			>dl.log 2>&1) || { say "could not fetch llvm-toolchain-14"; return 1; }
+		tar -C "$W/src/llvm-14" -xJf "$W"/src/llvm-14/llvm-toolchain-14_*.orig.tar.xz \
+			--wildcards '*/compiler-rt/lib/profile/*' '*/compiler-rt/include/profile/*' ||
+			return 1
+		rm -f "$W"/src/llvm-14/*.orig.tar.xz
+		s=$(ls -d "$W"/src/llvm-14/llvm-toolchain-14_*/compiler-rt | head -1)
+	fi
+	rm -rf "$d"
+	mkdir -p "$d"
+	for f in "$s"/lib/profile/*.c "$s"/lib/profile/*.cpp; do
+		"$CLANG" --target=riscv64-linux-gnu -O2 -g0 -fno-exceptions -fno-rtti \
+			-DCOMPILER_RT_HAS_UNAME=1 -DCOMPILER_RT_HAS_ATOMICS=1 \
+			-DCOMPILER_RT_HAS_FCNTL_LCK=1 -I"$s/include" -I"$s/lib/profile" \
+			-c "$f" -o "$d/$(basename "$f").o" 2>>"$d/build.log" || return 1
+	done
+	${CROSS}ar rcs "$a.tmp" "$d"/*.o && mv "$a.tmp" "$a" || return 1
+	echo "$a"
+}
+
+# --- main -----------------------------------------------------------------------
+setup
+BZ=$(srcdir bzip2)
+LUA=$(srcdir lua5.4)
+# debian/rules writes the header that Debian's luaconf.h patch includes
+mkdir -p "$W/src/lua-inc"
+echo '#define DEB_HOST_MULTIARCH "riscv64-linux-gnu"' >"$W/src/lua-inc/lua5.4-deb-multiarch.h"
+inputs
+make -C "$TOP/tools/perf-ctr" -s >/dev/null || {
+	say "perf-ctr did not build (being edited?); retrying in 60 s"
+	sleep 60
+	make -C "$TOP/tools/perf-ctr" -s >/dev/null
+} || die "perf-ctr does not build"
+
+O2="-O2 -g"
+for p in $PROGS; do
+	DEPS=()
+	build gcc "$p" base $O2
+	build gcc "$p" instr $O2 -fprofile-generate -fprofile-update=single
+	# -O2 as base, so that its lines are attributed as base's are
+	build gcc "$p" cov $O2 --coverage -fprofile-update=single
+done
+
+# clang: the profiled binary carries what sample profiles need; the
+# instrumented one is built without the integrated assembler and without
+# debug info (LLVM 14's riscv64 relocations and DWARF are not GNU as's).
+CL_BASE="-O2 -gline-tables-only -fdebug-info-for-profiling"
+COMPILERS=gcc CLANG_RT=
+if [ "${AFDO_CLANG:-1}" = 1 ] && command -v "$CLANG" >/dev/null; then
+	COMPILERS="gcc clang"
+	CLANG_RT=$(clang_rt) || CLANG_RT=
+	[ -n "$CLANG_RT" ] || say "no clang profile runtime for riscv64: clang without FDO"
+	for p in $PROGS; do
+		build clang "$p" base $CL_BASE
+		if [ -n "$CLANG_RT" ]; then
+			LDEXTRA=("$CLANG_RT" -Wl,-u,__llvm_profile_runtime)
+			build clang "$p" instr -O2 -g0 -fno-integrated-as -fprofile-generate
+			LDEXTRA=()
+		fi
+	done
+fi
+have() {	# PROG CC VARIANT: was it built
+	[ -x "$W/build/$1-$2-$3/$1" ]
+}
+
+# One boot per compiler keeps the console at about 3 MB a boot.
+for cc in $COMPILERS; do
+	plan1=()
+	for p in $PROGS; do
+		plan1+=("$p $cc base")
+		[ "$cc" = gcc ] || [ -n "$CLANG_RT" ] && plan1+=("$p $cc instr")
+		[ "$cc" = gcc ] && plan1+=("$p gcc cov")
+	done
+	round "1-$cc" "${plan1[@]}"
+done
+
+# Profiles: per recording, GCC's gcov or LLVM's sample text from perf-ctr
+# (with --weight none and window) and, for clang, llvm-profgen's from
+# perf-ctr script's text of the same recording; per program, the
+# instrumented run's .gcda or .profraw.
+PROFGEN=$ROOT/usr/lib/llvm-19/bin/llvm-profgen
+WEIGHTS="none"
+[ "${AFDO_WINDOW:-1}" = 1 ] && WEIGHTS="none window"
+wsuf() { [ "$1" = none ] || echo ".$1"; }	# WEIGHT: profile name suffix
+# cov_json PROG: gcov's line counts of the cov binary's training run, as
+# JSON in $W/prof/cov-PROG.json (the .gcda from the guest beside the
+# .gcno of the build).
+GCOV=${CROSS}gcov-12
+cov_json() {
+	local p=$1 d=$W/prof/cov-$1 c=$W/round1-gcc/files/cov-$1-gcc.cpio
+	[ -f "$c" ] || return 1
+	mkdir -p "$d"
+	(cd "$d" && cpio -id --quiet <"$c")
+	ls "$d"/*.gcda >/dev/null 2>&1 || { say "no .gcda of $p-gcc-cov came back"; return 1; }
+	cp "$W/build/$p-gcc-cov"/*.gcno "$d/"
+	# shellcheck disable=SC2046
+	(cd "$d" && "$GCOV" --json-format --stdout -o "$d" $(ls ./*.gcda | sed 's|\.gcda$|.c|') \
+		>"$W/prof/cov-$p.json" 2>"$d/gcov.log") ||
+		{ tail -5 "$d/gcov.log" >&2; say "$GCOV failed on $p-gcc-cov"; return 1; }
+}
+rm -rf "$W/prof"
+mkdir -p "$W/prof"
+: >"$W/prof/overlap.txt"
+for p in $PROGS; do
+	cov=
+	cov_json "$p" && cov=$W/prof/cov-$p.json
+	for cc in $COMPILERS; do
+		base=$W/build/$p-$cc-base/$p
+		for per in $PERIODS; do
+			f=$W/prof/$p-$cc-$per
+			gzip -dc "$W/round1-$cc/files/rec-$p-$cc-$per.data.gz" >"$f.data"
+			for wt in $WEIGHTS; do
+				g=$f$(wsuf "$wt")
+				case $cc in
+				gcc)
+					"$PC" aggregate -v -i "$f.data" --binary "$base" --weight "$wt" \
+						-f gcov -o "$g.afdo" 2>"$g.agg" ||
+						{ cat "$g.agg" >&2; die "perf-ctr aggregate of $p-$cc at $per failed"; } ;;
+				clang)
+					"$PC" aggregate -v -i "$f.data" --binary "$base" --weight "$wt" \
+						-f llvm-text -o "$g.prof" 2>"$g.agg" ||
+						{ cat "$g.agg" >&2; die "perf-ctr aggregate of $p-$cc at $per failed"; }
+					;;
+				esac
+				# the overlap of this recording's line counts with gcov's
+				[ -n "$cov" ] || continue
+				"$PC" aggregate -i "$f.data" --binary "$base" --weight "$wt" \
+					-f lines -o "$g.lines" ||
+					die "perf-ctr aggregate -f lines of $p-$cc at $per failed"
+				ov=$(python3 "$TOP/scripts/afdo-overlap.py" --keep "$(prog_src "$p")" \
+					"$g.lines" "$cov") || die "afdo-overlap.py failed on $g.lines"
+				echo "$p $cc $per $wt $ov" >>"$W/prof/overlap.txt"
+			done
+			case $cc in
+			clang)
+				[ -x "$PROFGEN" ] || continue
+				"$PC" script -i "$f.data" -F ip,brstack -o "$f.script"
+				root_exec /usr/lib/llvm-19/bin/llvm-profgen --perfscript="$f.script" \
+					--binary="$base" --format=text --output="$f.pg.prof" \
+					>"$f.pg.log" 2>&1 ||
+					{ tail -5 "$f.pg.log" >&2; say "llvm-profgen failed on $p-$cc at $per"; }
+				rm -f "$f.script" ;;
+			esac
+		done
+		[ -f "$W/round1-$cc/files/instr-$p-$cc.cpio" ] || continue
+		mkdir -p "$W/prof/instr-$p-$cc"
+		(cd "$W/prof/instr-$p-$cc" && cpio -id --quiet <"$W/round1-$cc/files/instr-$p-$cc.cpio")
+		if [ "$cc" = clang ]; then
+			llvm-profdata-14 merge -o "$W/prof/$p-clang.profdata" \
+				"$W/prof/instr-$p-$cc"/*.profraw
+		fi
+	done
+done
+
+plan2=()
+for p in $PROGS; do
+	mapfile -t DEPS < <(ls "$W/prof/instr-$p-gcc"/*.gcda)
+	[ ${#DEPS[@]} -gt 0 ] || die "no .gcda files of $p came back"
+	build gcc "$p" fdo $O2 -fprofile-use -Wno-missing-profile
+	plan2+=("$p gcc base" "$p gcc fdo")
+	for per in $PERIODS; do
+		DEPS=("$W/prof/$p-gcc-$per.afdo")
+		build gcc "$p" "afdo-$per" $O2 -fauto-profile="$W/prof/$p-gcc-$per.afdo"
+		plan2+=("$p gcc afdo-$per")
+		[ -f "$W/prof/$p-gcc-$per.window.afdo" ] || continue
+		DEPS=("$W/prof/$p-gcc-$per.window.afdo")
+		build gcc "$p" "afdowin-$per" $O2 -fauto-profile="$W/prof/$p-gcc-$per.window.afdo"
+		plan2+=("$p gcc afdowin-$per")
+	done
+	[ "$COMPILERS" = "gcc clang" ] || continue
+	plan2+=("$p clang base")
+	if [ -f "$W/prof/$p-clang.profdata" ]; then
+		DEPS=("$W/prof/$p-clang.profdata")
+		build clang "$p" fdo $CL_BASE -fprofile-use="$W/prof/$p-clang.profdata" \
+			-Wno-profile-instr-unprofiled
+		plan2+=("$p clang fdo")
+	fi
+	for per in $PERIODS; do
+		DEPS=("$W/prof/$p-clang-$per.prof")
+		build clang "$p" "afdo-$per" $CL_BASE -fprofile-sample-use="$W/prof/$p-clang-$per.prof"
+		plan2+=("$p clang afdo-$per")
+		if [ -f "$W/prof/$p-clang-$per.window.prof" ]; then
+			DEPS=("$W/prof/$p-clang-$per.window.prof")
+			build clang "$p" "afdowin-$per" $CL_BASE \
+				-fprofile-sample-use="$W/prof/$p-clang-$per.window.prof"
+			plan2+=("$p clang afdowin-$per")
+		fi
+		[ -s "$W/prof/$p-clang-$per.pg.prof" ] || continue
+		DEPS=("$W/prof/$p-clang-$per.pg.prof")
+		build clang "$p" "profgen-$per" $CL_BASE -fprofile-sample-use="$W/prof/$p-clang-$per.pg.prof"
+		plan2+=("$p clang profgen-$per")
+	done
+done
+DEPS=()
+round 2 "${plan2[@]}"
+
+python3 "$TOP/scripts/autofdo-table.py" --console "$W/round2/console.log" \
+	--prof "$W/prof" --periods "$PERIODS" --overlap "$W/prof/overlap.txt" \
+	--expect "bzip2 decompress $(sha256sum <"$W/in/bzip2.measure" | cut -d' ' -f1)" \
+	--expect "bzip2 train-decompress $(sha256sum <"$W/in/bzip2.train" | cut -d' ' -f1)" \
+	--expect "lua run $(host_lua measure)" \
+	--expect "lua train-run $(host_lua train)" \
+	-o "$OUT/table.md"
+cat "$OUT/table.md"
+say "make autofdo: $(($(date +%s) - T0)) s"

@@ -180,6 +180,13 @@ int afdo_sym_frames(struct afdo_sym *s, uint64_t addr, struct afdo_frame *f,
 /* The source file and line of the instruction at ADDR; false if unknown. */
 bool afdo_sym_line(struct afdo_sym *s, uint64_t addr, const char **file,
 		   int *line);
+/*
+ * Every source line of the instruction at ADDR: each line whose row
+ * starts there (an -O2 line table gives several lines one address), else
+ * the line in effect. Returns how many (at most MAX).
+ */
+int afdo_sym_lines(struct afdo_sym *s, uint64_t addr, const char **files,
+		   int *lines, int max);
 /* Major version of the GCC that built the binary (DW_AT_producer), or 0. */
 int afdo_sym_gcc_major(struct afdo_sym *s);
 /* Name and entry address of the function around ADDR (symbol table). */

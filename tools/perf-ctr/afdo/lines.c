@@ -18,30 +18,23 @@ struct lines_sweep {
 	struct sweep w;
 	struct line_cnt *v;
 	size_t n, cap;
-	int oom;
 };
 
 static void line_insn(struct sweep *w, uint64_t addr, uint64_t n, unsigned int len)
 {
 	struct lines_sweep *ls = (struct lines_sweep *)w;
-	const char *file;
-	int line;
+	const char *files[16];
+	int lines[16], i, k;
 
 	(void)len;
-	if (!afdo_sym_line(w->s, addr, &file, &line) || !line)
-		return;
-	if (ls->n == ls->cap) {
-		void *p = afdo_xgrow(ls->v, &ls->cap, ls->n + 1, sizeof(*ls->v));
-
-		if (!p) {
-			ls->oom = 1;
-			return;
-		}
-		ls->v = p;
+	/* every line that starts at the instruction ran as often as it */
+	k = afdo_sym_lines(w->s, addr, files, lines, 16);
+	for (i = 0; i < k; i++) {
+		ls->v = afdo_xgrow(ls->v, &ls->cap, ls->n + 1, sizeof(*ls->v));
+		ls->v[ls->n].file = files[i];
+		ls->v[ls->n].line = lines[i];
+		ls->v[ls->n++].n = n;
 	}
-	ls->v[ls->n].file = file;
-	ls->v[ls->n].line = line;
-	ls->v[ls->n++].n = n;
 }
 
 static int cmp_line(const void *x, const void *y)
@@ -65,7 +58,7 @@ int afdo_write_lines(FILE *f, const struct afdo_agg *g, struct afdo_bin *b,
 	ls.w.s = afdo_sym_open(b, err, errlen);
 	if (!ls.w.s)
 		return -1;
-	if (afdo_sweep_ranges(&ls.w, g, b) || ls.oom) {
+	if (afdo_sweep_ranges(&ls.w, g, b)) {
 		snprintf(err, errlen, "out of memory");
 		rc = -1;
 		goto out;

@@ -142,6 +142,56 @@ bool afdo_sym_line(struct afdo_sym *s, uint64_t addr, const char **file,
 	return *file != NULL;
 }
 
+int afdo_sym_lines(struct afdo_sym *s, uint64_t addr, const char **files,
+		   int *lines, int max)
+{
+	size_t nl, lo = 0, hi, i;
+	Dwarf_Lines *ls;
+	Dwarf_Die cu;
+	int k = 0;
+
+	if (!cu_of(s, addr, &cu))
+		return 0;
+	if (!dwarf_getsrclines(&cu, &ls, &nl)) {
+		/* libdw keeps a CU's rows sorted by address */
+		for (hi = nl; lo < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+			Dwarf_Addr a = 0;
+
+			dwarf_lineaddr(dwarf_onesrcline(ls, mid), &a);
+			if (a < addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (i = lo; i < nl && k < max; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(ls, i);
+			Dwarf_Addr a = 0;
+			bool end = false;
+			int line = 0, j;
+			const char *f;
+
+			dwarf_lineaddr(l, &a);
+			if (a != addr)
+				break;
+			dwarf_lineendsequence(l, &end);
+			f = dwarf_linesrc(l, NULL, NULL);
+			if (end || dwarf_lineno(l, &line) || !line || !f)
+				continue;
+			for (j = 0; j < k && (lines[j] != line || strcmp(files[j], f)); j++)
+				;
+			if (j < k)
+				continue;
+			files[k] = f;
+			lines[k++] = line;
+		}
+	}
+	/* no row starts here: the line in effect */
+	if (!k && afdo_sym_line(s, addr, &files[0], &lines[0]) && lines[0])
+		k = 1;
+	return k;
+}
+
 int afdo_sym_gcc_major(struct afdo_sym *s)
 {
 	Dwarf_Off off = 0, next;

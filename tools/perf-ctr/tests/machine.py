@@ -24,6 +24,8 @@ import struct
 import subprocess
 import sys
 
+import attrib
+
 S_IP, S_TID, S_TIME, S_BRANCH_STACK = 1 << 0, 1 << 1, 1 << 2, 1 << 11
 B_USER, B_ANY = 1 << 0, 1 << 3
 MISC_USER, MISC_COMM_EXEC, MISC_MMAP_BUILD_ID = 2, 1 << 13, 1 << 14
@@ -96,17 +98,10 @@ def build_id(path):
 
 
 def counts(pc, data, binary):
-    """(samples, records) aggregate gives BINARY, or None and stderr."""
-    p = subprocess.run([pc, 'aggregate', '-i', data, '--binary', binary,
-                        '-v', '-o', os.devnull], capture_output=True,
-                       text=True)
-    m = re.search(r'(\d+) samples \((\d+) outside', p.stderr)
-    b = re.search(r'branches: (\d+), \d+ unique, (\d+) with an end outside',
-                  p.stderr)
-    if not m or not b:
-        return None, p.stderr
-    return ((int(m.group(1)) - int(m.group(2)),
-             int(b.group(1)) - int(b.group(2))), p.stderr)
+    """((samples, records) aggregate gives BINARY, or None), its stderr."""
+    attrib.PC = pc
+    rc, samples, records, err = attrib.aggregate(data, binary)
+    return (None if samples is None else (samples, records)), err
 
 
 def main():

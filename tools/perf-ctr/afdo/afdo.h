@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dwarf-info.h"
+
 /* ---- counts keyed by a pair of addresses (b = 0 for single addresses) ---- */
 
 struct afdo_cnt {
@@ -156,41 +158,6 @@ const struct afdo_fsym *afdo_fsym_at(const struct afdo_bin *b, uint64_t addr);
 
 enum afdo_call { AFDO_NOT_CALL, AFDO_CALL, AFDO_ICALL };
 enum afdo_call afdo_call_kind(const struct afdo_bin *b, uint64_t addr);
-
-/* ---- symbolization ---- */
-
-struct afdo_frame {
-	const char *name;		/* linkage name, else name */
-	int decl_line;			/* of the function of this frame */
-	int line;			/* in this frame: call site or the line */
-	unsigned int discr;
-};
-
-#define AFDO_MAX_INLINE 64
-
-struct afdo_sym;
-struct afdo_sym *afdo_sym_open(struct afdo_bin *b, char *err, size_t errlen);
-void afdo_sym_close(struct afdo_sym *s);
-/*
- * Inline stack of ADDR, outermost function first. Returns the number of
- * frames (0 when nothing is known). Names live as long as S.
- */
-int afdo_sym_frames(struct afdo_sym *s, uint64_t addr, struct afdo_frame *f,
-		    int max);
-/* The source file and line of the instruction at ADDR; false if unknown. */
-bool afdo_sym_line(struct afdo_sym *s, uint64_t addr, const char **file,
-		   int *line);
-/*
- * Every source line of the instruction at ADDR: each line whose row
- * starts there (an -O2 line table gives several lines one address), else
- * the line in effect. Returns how many (at most MAX).
- */
-int afdo_sym_lines(struct afdo_sym *s, uint64_t addr, const char **files,
-		   int *lines, int max);
-/* Major version of the GCC that built the binary (DW_AT_producer), or 0. */
-int afdo_sym_gcc_major(struct afdo_sym *s);
-/* Name and entry address of the function around ADDR (symbol table). */
-const char *afdo_sym_func(struct afdo_sym *s, uint64_t addr, uint64_t *entry);
 
 /* ---- the aggregate and its outputs ---- */
 

@@ -28,7 +28,7 @@ static void line_insn(struct sweep *w, uint64_t addr, uint64_t n, unsigned int l
 
 	(void)len;
 	/* every line that starts at the instruction ran as often as it */
-	k = afdo_sym_lines(w->s, addr, files, lines, 16);
+	k = pc_dwarf_lines(w->s, addr, files, lines, 16);
 	for (i = 0; i < k; i++) {
 		ls->v = afdo_xgrow(ls->v, &ls->cap, ls->n + 1, sizeof(*ls->v));
 		ls->v[ls->n].file = files[i];
@@ -55,7 +55,8 @@ int afdo_write_lines(FILE *f, const struct afdo_agg *g, struct afdo_bin *b,
 	int rc = 0;
 
 	ls.w.insn = line_insn;
-	ls.w.s = afdo_sym_open(b, err, errlen);
+	ls.w.s = pc_dwarf_open(b->dbg_elf ? b->dbg_elf : b->elf,
+			       b->dbg_path ? b->dbg_path : b->path, err, errlen);
 	if (!ls.w.s)
 		return -1;
 	if (afdo_sweep_ranges(&ls.w, g, b)) {
@@ -76,7 +77,7 @@ int afdo_write_lines(FILE *f, const struct afdo_agg *g, struct afdo_bin *b,
 	}
 out:
 	free(ls.v);
-	afdo_sym_close(ls.w.s);
+	pc_dwarf_close(ls.w.s);
 	return rc;
 }
 

@@ -81,7 +81,7 @@ static struct body *body_at(struct inst *in, uint32_t off, uint32_t discr)
 	return &in->body[in->nbody++];
 }
 
-static bool line_off(struct tree *t, const struct afdo_frame *f, uint32_t *off)
+static bool line_off(struct tree *t, const struct pc_frame *f, uint32_t *off)
 {
 	/*
 	 * LLVM keys a location by (line - function's line) & 0xffff, line 0
@@ -134,7 +134,7 @@ static uint32_t discr_of(const struct tree *t, uint32_t d)
 }
 
 /* The body entry of the innermost frame of F, creating instances on the way. */
-static struct body *locate(struct tree *t, const struct afdo_frame *f, int nf,
+static struct body *locate(struct tree *t, const struct pc_frame *f, int nf,
 			   struct inst **leaf)
 {
 	struct inst *in = top_inst(t, f[0].name, f[0].decl_line);
@@ -172,7 +172,7 @@ struct tree_sweep {
 	struct tree *t;
 };
 
-static void add_insn(struct tree *t, struct afdo_sym *s, uint64_t addr,
+static void add_insn(struct tree *t, struct pc_dwarf *s, uint64_t addr,
 		     uint64_t n, unsigned int len);
 
 static void tree_insn(struct sweep *w, uint64_t addr, uint64_t n, unsigned int len)
@@ -180,11 +180,11 @@ static void tree_insn(struct sweep *w, uint64_t addr, uint64_t n, unsigned int l
 	add_insn(((struct tree_sweep *)w)->t, w->s, addr, n, len);
 }
 
-static void add_insn(struct tree *t, struct afdo_sym *s, uint64_t addr,
+static void add_insn(struct tree *t, struct pc_dwarf *s, uint64_t addr,
 		     uint64_t n, unsigned int len)
 {
-	struct afdo_frame f[AFDO_MAX_INLINE];
-	int nf = afdo_sym_frames(s, addr, f, AFDO_MAX_INLINE);
+	struct pc_frame f[PC_MAX_FRAMES];
+	int nf = pc_dwarf_frames(s, addr, f, PC_MAX_FRAMES);
 	struct inst *in = NULL;
 	struct body *bd;
 
@@ -258,7 +258,7 @@ int afdo_sweep_ranges(struct sweep *w, const struct afdo_agg *g,
  * that did not run, and an absent line for code it knows nothing of, so
  * llvm-profgen fills the functions it saw so.
  */
-static int zero_fill(struct tree *t, struct afdo_sym *s,
+static int zero_fill(struct tree *t, struct pc_dwarf *s,
 		     const struct afdo_agg *g, const struct afdo_bin *b)
 {
 	const struct afdo_fsym **seen = NULL;
@@ -294,7 +294,7 @@ static int zero_fill(struct tree *t, struct afdo_sym *s,
 }
 
 /* Call targets at the calls' locations, head counts at the callees. */
-static int add_calls(struct tree *t, struct afdo_sym *s,
+static int add_calls(struct tree *t, struct pc_dwarf *s,
 		     const struct afdo_agg *g, const struct afdo_bin *b)
 {
 	size_t n, i;
@@ -304,7 +304,7 @@ static int add_calls(struct tree *t, struct afdo_sym *s,
 		return -1;
 	for (i = 0; i < n; i++) {
 		enum afdo_call kind = afdo_call_kind(b, v[i].a);
-		struct afdo_frame f[AFDO_MAX_INLINE], callee[AFDO_MAX_INLINE];
+		struct pc_frame f[PC_MAX_FRAMES], callee[PC_MAX_FRAMES];
 		const char *cname;
 		uint64_t entry = 0;
 		struct body *bd;
@@ -314,10 +314,10 @@ static int add_calls(struct tree *t, struct afdo_sym *s,
 		if (kind == AFDO_NOT_CALL)
 			continue;
 		/* a call lands on a function's first byte (PLT stubs have none) */
-		cname = afdo_sym_func(s, v[i].b, &entry);
+		cname = afdo_func_at(b, v[i].b, &entry);
 		if (!cname || entry != v[i].b)
 			continue;
-		nc = afdo_sym_frames(s, v[i].b, callee, AFDO_MAX_INLINE);
+		nc = pc_dwarf_frames(s, v[i].b, callee, PC_MAX_FRAMES);
 		if (nc > 0) {
 			cname = callee[0].name;
 			top_inst(t, cname, callee[0].decl_line)->head += v[i].n;
@@ -325,7 +325,7 @@ static int add_calls(struct tree *t, struct afdo_sym *s,
 			/* llvm-profgen knows functions by their DWARF only */
 			continue;
 		}
-		nf = afdo_sym_frames(s, v[i].a, f, AFDO_MAX_INLINE);
+		nf = pc_dwarf_frames(s, v[i].a, f, PC_MAX_FRAMES);
 		if (nf <= 0)
 			continue;
 		bd = locate(t, f, nf, NULL);
@@ -476,7 +476,7 @@ int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
 {
 	struct tree *t = calloc(1, sizeof(*t));
 	struct tree_sweep ts;
-	struct afdo_sym *s;
+	struct pc_dwarf *s;
 	struct inst **top;
 	size_t i, n = 0;
 	int rc = 0;
@@ -485,7 +485,8 @@ int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	s = afdo_sym_open(b, err, errlen);
+	s = pc_dwarf_open(b->dbg_elf ? b->dbg_elf : b->elf,
+			  b->dbg_path ? b->dbg_path : b->path, err, errlen);
 	if (!s) {
 		free(t);
 		return -1;
@@ -496,7 +497,7 @@ int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
 	 * the binary (--gcc-version overrides).
 	 */
 	if (fmt == AFDO_FMT_GCOV) {
-		int gcc = afdo_gcc_version ? afdo_gcc_version : afdo_sym_gcc_major(s);
+		int gcc = afdo_gcc_version ? afdo_gcc_version : pc_dwarf_gcc_major(s);
 
 		t->nodiscr = gcc < 13;
 		if (afdo_verbose)
@@ -547,6 +548,6 @@ out:
 			free_inst(in);
 		}
 	free(t);
-	afdo_sym_close(s);
+	pc_dwarf_close(s);
 	return rc;
 }

@@ -59,7 +59,7 @@ struct tree {
 /* A walk over every instruction the ranges cover, with its count. */
 struct sweep {
 	void (*insn)(struct sweep *w, uint64_t addr, uint64_t n, unsigned int len);
-	struct afdo_sym *s;
+	struct pc_dwarf *s;
 };
 
 /* FNV-1a of a name, for the hash tables of names. */

@@ -1,151 +1,370 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf-ctr: source lines and inlined frames from DWARF (libdw), for
- * report. Each DSO gets one offline Dwfl, reported at load address 0 so
- * that link-time addresses (what symbols.c hands out) work directly.
- * DWARF 5 is whatever libdw reads; nothing here depends on the version.
+ * perf-ctr: DWARF with libdw, for every command. An address becomes its
+ * inline stack: the function it belongs to, the functions inlined into
+ * it down to the one holding the instruction, and for each the line
+ * (aggregate's writers make line offsets of them from DW_AT_decl_line);
+ * report gets file:line and the inlined frames of a DSO's address from
+ * the same lookups (pc_dw_lookup).
  */
 #include <dwarf.h>
-#include <elfutils/libdwfl.h>
-#include <stdio.h>
+#include <elfutils/libdw.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "symbols.h"
+#include <stdio.h>
 #include "dwarf-info.h"
 
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
+/* elfutils' dwarf.h has no name for it: GCC's and LLVM's own extension */
+#define PC_DW_AT_discriminator	0x2136
+
+struct cu_range {
+	uint64_t lo, hi;
+	Dwarf_Off die;			/* of the CU DIE */
 };
+
+struct pc_dwarf {
+	Dwarf *dbg;
+	struct cu_range *cr;		/* sorted by lo */
+	size_t ncr;
+};
+
+static int cmp_cr(const void *x, const void *y)
+{
+	const struct cu_range *p = x, *q = y;
+
+	return p->lo < q->lo ? -1 : p->lo > q->lo;
+}
+
+/*
+ * Address ranges of every CU, from DW_AT_low_pc/high_pc/ranges: clang
+ * writes no .debug_aranges, which dwarf_addrdie() needs.
+ */
+static void load_cu_ranges(struct pc_dwarf *s)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0;
+
+	while (!dwarf_nextcu(s->dbg, off, &next, &hsize, NULL, NULL, NULL)) {
+		Dwarf_Die cu;
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t it = 0;
+
+		if (dwarf_offdie(s->dbg, off + hsize, &cu)) {
+			while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0) {
+				if (lo >= hi)
+					continue;
+				if (s->ncr == cap) {
+					struct cu_range *v;
+
+					cap = cap ? cap * 2 : 64;
+					v = realloc(s->cr, cap * sizeof(*v));
+					if (!v)
+						return;
+					s->cr = v;
+				}
+				s->cr[s->ncr].lo = lo;
+				s->cr[s->ncr].hi = hi;
+				s->cr[s->ncr].die = dwarf_dieoffset(&cu);
+				s->ncr++;
+			}
+		}
+		off = next;
+	}
+	if (s->cr)
+		qsort(s->cr, s->ncr, sizeof(*s->cr), cmp_cr);
+}
+
+static bool cu_of(struct pc_dwarf *s, uint64_t addr, Dwarf_Die *cu)
+{
+	size_t lo = 0, hi = s->ncr;
+
+	while (lo < hi) {		/* first range starting above ADDR */
+		size_t mid = (lo + hi) / 2;
+
+		if (s->cr[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ranges of CUs may nest or overlap: look back a little */
+	while (lo > 0) {
+		const struct cu_range *r = &s->cr[--lo];
+
+		if (addr < r->hi)
+			return dwarf_offdie(s->dbg, r->die, cu) != NULL;
+		if (s->cr[lo].lo + (1ULL << 24) < addr)
+			break;
+	}
+	return dwarf_addrdie(s->dbg, addr, cu) != NULL;
+}
+
+struct pc_dwarf *pc_dwarf_open(void *elf, const char *path, char *err,
+			       size_t errlen)
+{
+	struct pc_dwarf *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->dbg = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (!s->dbg) {
+		snprintf(err, errlen, "%s: no DWARF debug information (%s): build it with -g, or name its debug file with --debug-binary",
+			 path, dwarf_errmsg(-1));
+		free(s);
+		return NULL;
+	}
+	load_cu_ranges(s);
+	return s;
+}
+
+void pc_dwarf_close(struct pc_dwarf *s)
+{
+	if (!s)
+		return;
+	dwarf_end(s->dbg);
+	free(s->cr);
+	free(s);
+}
+
+bool pc_dwarf_line(struct pc_dwarf *s, uint64_t addr, const char **file,
+		   int *line)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *ln;
+
+	if (!cu_of(s, addr, &cu))
+		return false;
+	ln = dwarf_getsrc_die(&cu, addr);
+	if (!ln || dwarf_lineno(ln, line))
+		return false;
+	*file = dwarf_linesrc(ln, NULL, NULL);
+	return *file != NULL;
+}
+
+int pc_dwarf_lines(struct pc_dwarf *s, uint64_t addr, const char **files,
+		   int *lines, int max)
+{
+	size_t nl, lo = 0, hi, i;
+	Dwarf_Lines *ls;
+	Dwarf_Die cu;
+	int k = 0;
+
+	if (!cu_of(s, addr, &cu))
+		return 0;
+	if (!dwarf_getsrclines(&cu, &ls, &nl)) {
+		/* libdw keeps a CU's rows sorted by address */
+		for (hi = nl; lo < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+			Dwarf_Addr a = 0;
+
+			dwarf_lineaddr(dwarf_onesrcline(ls, mid), &a);
+			if (a < addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (i = lo; i < nl && k < max; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(ls, i);
+			Dwarf_Addr a = 0;
+			bool end = false;
+			int line = 0, j;
+			const char *f;
+
+			dwarf_lineaddr(l, &a);
+			if (a != addr)
+				break;
+			dwarf_lineendsequence(l, &end);
+			f = dwarf_linesrc(l, NULL, NULL);
+			if (end || dwarf_lineno(l, &line) || !line || !f)
+				continue;
+			for (j = 0; j < k && (lines[j] != line || strcmp(files[j], f)); j++)
+				;
+			if (j < k)
+				continue;
+			files[k] = f;
+			lines[k++] = line;
+		}
+	}
+	/* no row starts here: the line in effect */
+	if (!k && pc_dwarf_line(s, addr, &files[0], &lines[0]) && lines[0])
+		k = 1;
+	return k;
+}
+
+int pc_dwarf_gcc_major(struct pc_dwarf *s)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	int major = 0;
+
+	/* DW_AT_producer: "GNU C17 14.2.0 -mabi=lp64d ..." */
+	while (!major &&
+	       !dwarf_nextcu(s->dbg, off, &next, &hsize, NULL, NULL, NULL)) {
+		Dwarf_Attribute a;
+		Dwarf_Die cu;
+		const char *p = NULL;
+
+		if (dwarf_offdie(s->dbg, off + hsize, &cu) &&
+		    dwarf_attr(&cu, DW_AT_producer, &a))
+			p = dwarf_formstring(&a);
+		off = next;
+		if (!p || strncmp(p, "GNU ", 4))
+			continue;
+		for (p += 4; *p && !(*p >= '0' && *p <= '9' && p[-1] == ' '); p++)
+			;
+		major = atoi(p);
+	}
+	return major;
+}
+
+static const char *die_name(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	const char *n = NULL;
+
+	if (dwarf_attr_integrate(d, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a))
+		n = dwarf_formstring(&a);
+	if (!n && dwarf_attr_integrate(d, DW_AT_name, &a))
+		n = dwarf_formstring(&a);
+	return n;
+}
+
+static int die_udata(Dwarf_Die *d, unsigned int at)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+
+	if (!dwarf_attr(d, at, &a) || dwarf_formudata(&a, &w))
+		return 0;
+	return (int)w;
+}
+
+/*
+ * dwarf_getscopes() follows an inlined instance into its abstract
+ * definition; the callers are found with dwarf_getscopes_die() on the
+ * instance, as addr2line -i does.
+ */
+int pc_dwarf_frames(struct pc_dwarf *s, uint64_t addr, struct pc_frame *f,
+		    int max)
+{
+	Dwarf_Die cu, chain[PC_MAX_FRAMES], *scopes = NULL;
+	Dwarf_Line *ln;
+	int line = 0, n, i, k = 0, nf = 0;
+	unsigned int discr = 0;
+	bool done = false;
+
+	if (!cu_of(s, addr, &cu))
+		return 0;
+	ln = dwarf_getsrc_die(&cu, addr);
+	if (ln) {
+		dwarf_lineno(ln, &line);
+		dwarf_linediscriminator(ln, &discr);
+	}
+	n = dwarf_getscopes(&cu, addr, &scopes);
+	/* chain[] gets the function-like scopes, innermost first */
+	while (n > 0 && !done && k < PC_MAX_FRAMES) {
+		Dwarf_Die *next = NULL;
+		int tag = 0;
+
+		for (i = k ? 1 : 0; i < n; i++) {
+			tag = dwarf_tag(&scopes[i]);
+			if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
+				break;
+		}
+		if (i == n)
+			break;
+		chain[k++] = scopes[i];
+		if (tag == DW_TAG_subprogram) {
+			done = true;
+			break;
+		}
+		/* the instance's own containing scopes; [0] is itself */
+		n = dwarf_getscopes_die(&chain[k - 1], &next);
+		free(scopes);
+		scopes = next;
+	}
+	free(scopes);
+	/*
+	 * A line of another file than the function's (a macro, an #include
+	 * inside it) still counts at its line's distance from the function's:
+	 * that is what GCC and LLVM look the profile up with.
+	 */
+	for (i = k - 1; i >= 0 && nf < max; i--) {
+		Dwarf_Die *d = &chain[i];
+		const char *name = die_name(d);
+
+		if (!name)
+			break;
+		f[nf].name = name;
+		f[nf].decl_line = 0;
+		dwarf_decl_line(d, &f[nf].decl_line);
+		if (i > 0) {
+			/* where this frame called the next inner one */
+			f[nf].line = die_udata(&chain[i - 1], DW_AT_call_line);
+			f[nf].discr = die_udata(&chain[i - 1],
+						PC_DW_AT_discriminator);
+		} else {
+			f[nf].line = line;
+			f[nf].discr = discr;
+		}
+		nf++;
+	}
+	return nf;
+}
+
+/* ---- report: a DSO's source lines and inlined frames ---- */
 
 #define DW_NONE ((void *)-1)	/* tried, and there is no DWARF */
 
-static void dw_cleanup(struct pc_dso *d)
+static void dso_dwarf_cleanup(struct pc_dso *d)
 {
 	if (d->dw && d->dw != DW_NONE)
-		dwfl_end(d->dw);
+		pc_dwarf_close(d->dw);
 	d->dw = NULL;
 }
 
-static Dwfl *dso_dwfl(struct pc_dso *d)
+/* D's DWARF: its own, or its separate debug file's (pc_dso_load finds it). */
+static struct pc_dwarf *dso_dwarf(struct pc_dso *d)
 {
-	char path[4096];
-	Dwfl *dwfl;
+	char err[512];
 
 	if (d->dw)
 		return d->dw == DW_NONE ? NULL : d->dw;
 	d->dw = DW_NONE;
-	d->cleanup = dw_cleanup;
-	if (d->name[0] != '/')
+	d->cleanup = dso_dwarf_cleanup;
+	pc_dso_load(d);
+	if (!d->elf)
 		return NULL;
-	snprintf(path, sizeof(path), "%s%s", pc_symfs, d->name);
-	dwfl = dwfl_begin(&offline_callbacks);
-	if (!dwfl)
-		return NULL;
-	/* Base 0: the module's addresses are the ELF's link-time ones. */
-	if (!dwfl_report_elf(dwfl, d->name, path, -1, 0, false)) {
-		dwfl_end(dwfl);
-		return NULL;
-	}
-	dwfl_report_end(dwfl, NULL, NULL);
-	d->dw = dwfl;
-	return dwfl;
-}
-
-/* The name of a subprogram or inlined instance, through abstract origins. */
-static const char *die_name(Dwarf_Die *die)
-{
-	Dwarf_Attribute a;
-	const char *n;
-
-	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
-	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a)) {
-		n = dwarf_formstring(&a);
-		if (n)
-			return n;
-	}
-	if (dwarf_attr_integrate(die, DW_AT_name, &a))
-		return dwarf_formstring(&a);
-	return NULL;
-}
-
-static const char *base_name(const char *p)
-{
-	const char *s = p ? strrchr(p, '/') : NULL;
-
-	return s ? s + 1 : p;
+	d->dw = pc_dwarf_open(d->dbg_elf ? d->dbg_elf : d->elf, d->name, err,
+			      sizeof(err));
+	if (!d->dw)
+		d->dw = DW_NONE;
+	return d->dw == DW_NONE ? NULL : d->dw;
 }
 
 bool pc_dw_lookup(struct pc_dso *d, uint64_t vaddr, struct pc_srcinfo *si)
 {
-	Dwfl_Module *mod;
-	Dwfl_Line *line;
-	Dwarf_Die *cu, *scopes = NULL;
-	Dwarf_Addr bias = 0, a = vaddr;
-	int n, i;
+	struct pc_frame f[PC_MAX_FRAMES];
+	struct pc_dwarf *s;
+	const char *file, *base;
+	int line, nf, i;
 
 	memset(si, 0, sizeof(*si));
-	if (!dso_dwfl(d))
+	s = dso_dwarf(d);
+	if (!s)
 		return false;
-	mod = dwfl_addrmodule(d->dw, vaddr);
-	if (!mod)
-		return false;
-	line = dwfl_module_getsrc(mod, a);
-	if (line) {
-		int l = 0;
-		const char *f = dwfl_lineinfo(line, &a, &l, NULL, NULL, NULL);
-
-		if (f) {
-			snprintf(si->file, sizeof(si->file), "%s", base_name(f));
-			si->line = l;
-		}
+	if (pc_dwarf_line(s, vaddr, &file, &line)) {
+		base = strrchr(file, '/');
+		snprintf(si->file, sizeof(si->file), "%s", base ? base + 1 : file);
+		si->line = line;
 	}
-	cu = dwfl_module_addrdie(mod, vaddr, &bias);
-	if (cu)
-		n = dwarf_getscopes(cu, vaddr - bias, &scopes);
-	else
-		n = 0;
-	/*
-	 * Innermost first. getscopes() follows an inlined instance into its
-	 * abstract definition, not into the code it was inlined into, so
-	 * walk out through the instance's parents with getscopes_die().
-	 */
-	for (i = 0; i < n; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-
-		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
-			break;
-	}
-	if (i < n) {
-		Dwarf_Die cur = scopes[i];
-
-		for (;;) {
-			Dwarf_Die *chain = NULL;
-			const char *name = die_name(&cur);
-			int m, j;
-
-			snprintf(si->frames[si->nr_frames++], sizeof(si->frames[0]),
-				 "%s", name ? name : "??");
-			if (dwarf_tag(&cur) != DW_TAG_inlined_subroutine ||
-			    si->nr_frames == PC_MAX_INLINE)
-				break;
-			m = dwarf_getscopes_die(&cur, &chain);
-			for (j = 1; j < m; j++) {
-				int tag = dwarf_tag(&chain[j]);
-
-				if (tag == DW_TAG_inlined_subroutine ||
-				    tag == DW_TAG_subprogram)
-					break;
-			}
-			if (j >= m) {
-				free(chain);
-				break;
-			}
-			cur = chain[j];
-			free(chain);
-		}
-	}
-	free(scopes);
+	/* pc_dwarf_frames() gives the outermost first, srcinfo the innermost */
+	nf = pc_dwarf_frames(s, vaddr, f, PC_MAX_FRAMES);
+	for (i = nf - 1; i >= 0 && si->nr_frames < PC_MAX_INLINE; i--)
+		snprintf(si->frames[si->nr_frames++], sizeof(si->frames[0]),
+			 "%s", f[i].name);
 	return si->line || si->nr_frames;
 }

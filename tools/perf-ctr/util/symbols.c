@@ -26,6 +26,7 @@ struct pc_dso *pc_dso_new(const char *name)
 	if (d) {
 		strcpy(d->name, name);
 		d->fd = -1;
+		d->dbg_fd = -1;
 	}
 	return d;
 }
@@ -153,29 +154,27 @@ static void dso_load(struct pc_dso *d)
 			dsh = sh;
 		}
 	}
+	/*
+	 * Stripped (of its symbols or its DWARF): its separate debug file has
+	 * them, kept open for dwarf.c.
+	 */
+	if ((!tab || !pc_elf_has_debug(e)) &&
+	    !pc_find_debug(e, path, pc_symfs, dbg, sizeof(dbg))) {
+		d->dbg_fd = open(dbg, O_RDONLY | O_CLOEXEC);
+		if (d->dbg_fd >= 0)
+			d->dbg_elf = elf_begin(d->dbg_fd, ELF_C_READ_MMAP, NULL);
+	}
 	if (tab) {
 		load_syms_from(d, e, tab, &tsh);
 		return;
 	}
-	/* stripped: the full symbol table of its separate debug file */
-	if (!pc_find_debug(e, path, pc_symfs, dbg, sizeof(dbg))) {
-		int fd = open(dbg, O_RDONLY | O_CLOEXEC);
-		Elf *de = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-
-		scn = NULL;
-		while (de && (scn = elf_nextscn(de, scn)))
-			if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
-				load_syms_from(d, de, scn, &sh);
-				break;
-			}
-		if (de)
-			elf_end(de);
-		if (fd >= 0)
-			close(fd);
-		if (d->nr_syms)
-			return;
-	}
-	if (dyn)
+	scn = NULL;
+	while (d->dbg_elf && (scn = elf_nextscn(d->dbg_elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
+			load_syms_from(d, d->dbg_elf, scn, &sh);
+			break;
+		}
+	if (!d->nr_syms && dyn)
 		load_syms_from(d, e, dyn, &dsh);
 }
 #else
@@ -185,6 +184,12 @@ static void dso_load(struct pc_dso *d)
 	d->loaded = true;
 }
 #endif
+
+void pc_dso_load(struct pc_dso *d)
+{
+	if (!d->loaded)
+		dso_load(d);
+}
 
 uint64_t pc_dso_vaddr(struct pc_dso *d, uint64_t off)
 {
@@ -382,9 +387,13 @@ void pc_dso_free(struct pc_dso *d)
 	if (d->cleanup)
 		d->cleanup(d);
 #ifndef PC_NO_ELF
+	if (d->dbg_elf)
+		elf_end(d->dbg_elf);
 	if (d->elf)
 		elf_end(d->elf);
 #endif
+	if (d->dbg_fd >= 0)
+		close(d->dbg_fd);
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d);

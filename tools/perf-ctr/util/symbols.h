@@ -27,13 +27,17 @@ struct pc_dso {
 	struct pc_sym *syms;
 	size_t nr_syms;
 	uint8_t build_id[20], build_id_size;
-	void *dw;		/* report's DWARF state, freed by cleanup */
+	void *dbg_elf;		/* Elf * of its separate debug file, or NULL */
+	int dbg_fd;
+	void *dw;		/* its DWARF (dwarf.c), freed by cleanup */
 	void (*cleanup)(struct pc_dso *d);
 	int mark;		/* for the command's own use */
 	char name[];
 };
 
 struct pc_dso *pc_dso_new(const char *name);
+/* Open D's file (under --symfs) and read its symbols, once. */
+void pc_dso_load(struct pc_dso *d);
 void pc_dso_free(struct pc_dso *d);
 /* The link-time address of file offset OFF (OFF when no segment holds it). */
 uint64_t pc_dso_vaddr(struct pc_dso *d, uint64_t off);

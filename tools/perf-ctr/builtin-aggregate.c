@@ -393,7 +393,7 @@ static int drop_cross_function(struct afdo_agg *g, const struct afdo_bin *b)
 	struct afdo_map m;
 	size_t i;
 
-	if (!b->nfs)
+	if (!b->dso->nr_syms)
 		return 0;
 	if (afdo_map_init(&m, (g->ranges.used + 1) * 2))
 		return -1;
@@ -610,7 +610,7 @@ int cmd_aggregate(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/%s", symfs, binary);
 		binary = path;
 	}
-	if (afdo_bin_open(&bin, binary, debug, symfs, err, sizeof(err))) {
+	if (afdo_bin_open(&bin, binary, debug, err, sizeof(err))) {
 		fprintf(stderr, "perf-ctr aggregate: %s\n", err);
 		return 1;
 	}

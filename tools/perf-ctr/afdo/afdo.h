@@ -90,18 +90,13 @@ struct afdo_text {
 	const char *name;
 };
 
-struct afdo_fsym {
-	uint64_t addr, size;
-	const char *name;
-};
-
 #define AFDO_MAX_SEGS 32
 #define AFDO_MAX_TEXT 32
 
 struct afdo_bin {
 	const char *path;
-	int fd;
-	void *elf;			/* Elf * */
+	struct pc_dso *dso;		/* its ELF, symbols and debug file */
+	void *elf;			/* Elf *, the DSO's */
 	bool is64, pie;
 	uint8_t build_id[20];
 	unsigned int build_id_size;
@@ -112,21 +107,18 @@ struct afdo_bin {
 	uint64_t text_lo, text_hi;	/* bounds of all executable sections */
 	uint64_t first_load;		/* p_vaddr of the first PT_LOAD */
 	uint64_t first_exec_page;	/* of the first PF_X PT_LOAD, 4K aligned */
-	struct afdo_fsym *fs;		/* STT_FUNC symbols by address */
-	size_t nfs;
-	/* its DWARF and full symbols: itself, or a separate debug file */
-	char *dbg_path;			/* NULL: the binary itself */
-	int dbg_fd;
+	/* its DWARF and full symbols: itself, or the DSO's debug file */
+	const char *dbg_path;		/* NULL: the binary itself */
 	void *dbg_elf;			/* Elf *, NULL: b->elf */
 };
 
 /*
  * Open the profiled binary. Its DWARF and symbols come from DEBUG when
  * given (--debug-binary), else from itself, else from the separate debug
- * file its build id or .gnu_debuglink leads to under SYMFS.
+ * file its build id or .gnu_debuglink leads to under --symfs.
  */
 int afdo_bin_open(struct afdo_bin *b, const char *path, const char *debug,
-		  const char *symfs, char *err, size_t errlen);
+		  char *err, size_t errlen);
 void afdo_bin_close(struct afdo_bin *b);
 
 /* The executable section holding ADDR, or NULL. */
@@ -154,7 +146,7 @@ unsigned int afdo_insn(const struct afdo_bin *b, uint64_t addr, uint32_t *insn);
 const char *afdo_func_at(const struct afdo_bin *b, uint64_t addr, uint64_t *entry);
 
 /* The function symbol around ADDR (NULL if none). */
-const struct afdo_fsym *afdo_fsym_at(const struct afdo_bin *b, uint64_t addr);
+const struct pc_sym *afdo_fsym_at(const struct afdo_bin *b, uint64_t addr);
 
 enum afdo_call { AFDO_NOT_CALL, AFDO_CALL, AFDO_ICALL };
 enum afdo_call afdo_call_kind(const struct afdo_bin *b, uint64_t addr);

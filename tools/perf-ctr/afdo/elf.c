@@ -14,136 +14,24 @@
 #include "afdo.h"
 #include "symbols.h"
 
-static int cmp_fsym(const void *x, const void *y)
+const struct pc_sym *afdo_fsym_at(const struct afdo_bin *b, uint64_t addr)
 {
-	const struct afdo_fsym *p = x, *q = y;
-
-	if (p->addr != q->addr)
-		return p->addr < q->addr ? -1 : 1;
-	if (p->size != q->size)		/* the sized one first */
-		return p->size > q->size ? -1 : 1;
-	return strcmp(p->name, q->name);
-}
-
-/*
- * STT_FUNC symbols of .symtab (of the debug file when there is one), else
- * of .dynsym, sorted by address.
- */
-static void load_symtab(struct afdo_bin *b, Elf *elf)
-{
-	int pass;
-
-	for (pass = 0; pass < 3 && !b->nfs; pass++) {
-		Elf *src = pass == 0 ? b->dbg_elf : elf;
-		Elf_Scn *scn = NULL;
-
-		if (!src)
-			continue;
-		while ((scn = elf_nextscn(src, scn))) {
-			GElf_Shdr sh;
-			Elf_Data *d;
-			size_t i, n;
-			struct afdo_fsym *v;
-
-			if (!gelf_getshdr(scn, &sh) ||
-			    sh.sh_type != (pass == 2 ? SHT_DYNSYM : SHT_SYMTAB) ||
-			    !sh.sh_entsize)
-				continue;
-			d = elf_getdata(scn, NULL);
-			if (!d)
-				continue;
-			n = sh.sh_size / sh.sh_entsize;
-			v = realloc(b->fs, (b->nfs + n + 1) * sizeof(*v));
-			if (!v)
-				return;
-			b->fs = v;
-			for (i = 0; i < n; i++) {
-				GElf_Sym sym;
-				const char *name;
-
-				if (!gelf_getsym(d, (int)i, &sym) ||
-				    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-				    sym.st_shndx == SHN_UNDEF || !sym.st_value)
-					continue;
-				name = elf_strptr(src, sh.sh_link, sym.st_name);
-				if (!name || !*name)
-					continue;
-				b->fs[b->nfs].addr = sym.st_value;
-				b->fs[b->nfs].size = sym.st_size;
-				b->fs[b->nfs].name = name;
-				b->nfs++;
-			}
-		}
-	}
-	if (b->fs)
-		qsort(b->fs, b->nfs, sizeof(*b->fs), cmp_fsym);
-}
-
-const struct afdo_fsym *afdo_fsym_at(const struct afdo_bin *b, uint64_t addr)
-{
-	uint64_t entry;
-	const char *name = afdo_func_at(b, addr, &entry);
-	size_t lo = 0, hi = b->nfs;
-
-	if (!name)
-		return NULL;
-	while (lo < hi) {		/* the first symbol at ENTRY: the sized one */
-		size_t mid = (lo + hi) / 2;
-
-		if (b->fs[mid].addr < entry)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < b->nfs ? &b->fs[lo] : NULL;
+	return pc_dso_sym(b->dso, addr);
 }
 
 const char *afdo_func_at(const struct afdo_bin *b, uint64_t addr, uint64_t *entry)
 {
-	size_t lo = 0, hi = b->nfs;
-	const struct afdo_fsym *f;
+	const struct pc_sym *f = pc_dso_sym(b->dso, addr);
 
-	while (lo < hi) {		/* first symbol above ADDR */
-		size_t mid = (lo + hi) / 2;
-
-		if (b->fs[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
+	if (!f)
 		return NULL;
-	f = &b->fs[lo - 1];
-	while (f > b->fs && f[-1].addr == f->addr)	/* aliases: the first */
-		f--;
-	if (f->size && addr - f->addr >= f->size)
-		return NULL;
-	*entry = f->addr;
+	*entry = f->start;
 	return f->name;
 }
 
-/* Open the debug file PATH for B; -1 with ERR if it is not one. */
-static int open_debug(struct afdo_bin *b, const char *path, char *err,
-		      size_t errlen)
-{
-	b->dbg_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (b->dbg_fd < 0) {
-		snprintf(err, errlen, "%s: %m", path);
-		return -1;
-	}
-	b->dbg_elf = elf_begin(b->dbg_fd, ELF_C_READ_MMAP, NULL);
-	if (!b->dbg_elf || elf_kind(b->dbg_elf) != ELF_K_ELF) {
-		snprintf(err, errlen, "%s: not an ELF file", path);
-		return -1;
-	}
-	b->dbg_path = strdup(path);
-	return b->dbg_path ? 0 : -1;
-}
-
 int afdo_bin_open(struct afdo_bin *b, const char *path, const char *debug,
-		  const char *symfs, char *err, size_t errlen)
+		  char *err, size_t errlen)
 {
-	char dbg[4096];
 	GElf_Ehdr eh;
 	size_t nph, i, shstrndx;
 	Elf_Scn *scn = NULL;
@@ -151,17 +39,18 @@ int afdo_bin_open(struct afdo_bin *b, const char *path, const char *debug,
 	bool have_exec = false, have_load = false;
 
 	memset(b, 0, sizeof(*b));
-	b->fd = -1;
-	b->dbg_fd = -1;
 	b->path = path;
-	elf_version(EV_CURRENT);
-	b->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (b->fd < 0) {
+	if (access(path, R_OK)) {
 		snprintf(err, errlen, "%s: %m", path);
 		return -1;
 	}
-	elf = elf_begin(b->fd, ELF_C_READ_MMAP, NULL);
-	b->elf = elf;
+	/* the ELF, its symbols and its debug file, as every command sees them */
+	b->dso = pc_dso_open(path, debug);
+	if (!b->dso) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	elf = b->elf = b->dso->elf;
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
 		snprintf(err, errlen, "%s: not an ELF file", path);
 		goto fail;
@@ -229,22 +118,15 @@ int afdo_bin_open(struct afdo_bin *b, const char *path, const char *debug,
 		goto fail;
 	}
 	b->build_id_size = pc_elf_build_id(elf, b->build_id);
-	if (debug) {
-		if (open_debug(b, debug, err, errlen))
-			goto fail;
-		if (!pc_elf_has_debug(b->dbg_elf)) {
-			snprintf(err, errlen, "%s: no DWARF debug information", debug);
-			goto fail;
-		}
-	} else if (!pc_elf_has_debug(elf) &&
-		   !pc_find_debug(elf, path, symfs ? symfs : "", dbg, sizeof(dbg))) {
-		if (open_debug(b, dbg, err, errlen))
-			goto fail;
-		if (afdo_verbose)
-			fprintf(stderr, "perf-ctr aggregate: debug information of %s from %s\n",
-				path, dbg);
+	b->dbg_elf = b->dso->dbg_elf;
+	b->dbg_path = b->dso->dbg_path;
+	if (debug && (!b->dbg_elf || !pc_elf_has_debug(b->dbg_elf))) {
+		snprintf(err, errlen, "%s: no DWARF debug information", debug);
+		goto fail;
 	}
-	load_symtab(b, elf);
+	if (b->dbg_path && afdo_verbose)
+		fprintf(stderr, "perf-ctr aggregate: debug information of %s from %s\n",
+			path, b->dbg_path);
 	return 0;
 fail:
 	afdo_bin_close(b);
@@ -253,23 +135,12 @@ fail:
 
 void afdo_bin_close(struct afdo_bin *b)
 {
-	if (b->dbg_elf)
-		elf_end(b->dbg_elf);
-	b->dbg_elf = NULL;
-	if (b->dbg_fd >= 0)
-		close(b->dbg_fd);
-	b->dbg_fd = -1;
-	free(b->dbg_path);
-	b->dbg_path = NULL;
-	free(b->fs);
-	b->fs = NULL;
-	b->nfs = 0;
-	if (b->elf)
-		elf_end(b->elf);
+	if (b->dso)
+		pc_dso_free(b->dso);
+	b->dso = NULL;
 	b->elf = NULL;
-	if (b->fd >= 0)
-		close(b->fd);
-	b->fd = -1;
+	b->dbg_elf = NULL;
+	b->dbg_path = NULL;
 }
 
 unsigned int afdo_insn(const struct afdo_bin *b, uint64_t addr, uint32_t *insn)

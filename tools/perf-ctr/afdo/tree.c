@@ -261,17 +261,17 @@ int afdo_sweep_ranges(struct sweep *w, const struct afdo_agg *g,
 static int zero_fill(struct tree *t, struct pc_dwarf *s,
 		     const struct afdo_agg *g, const struct afdo_bin *b)
 {
-	const struct afdo_fsym **seen = NULL;
+	const struct pc_sym **seen = NULL;
 	size_t nseen = 0, cap = 0, i, j;
 
 	for (i = 0; i <= g->ranges.mask; i++) {
-		const struct afdo_fsym *fs;
+		const struct pc_sym *fs;
 		uint64_t p;
 
 		if (!g->ranges.t[i].n)
 			continue;
 		fs = afdo_fsym_at(b, g->ranges.t[i].a);
-		if (!fs || !fs->size)
+		if (!fs || fs->end <= fs->start + 1)
 			continue;
 		for (j = 0; j < nseen && seen[j] != fs; j++)
 			;
@@ -279,7 +279,7 @@ static int zero_fill(struct tree *t, struct pc_dwarf *s,
 			continue;
 		seen = afdo_xgrow(seen, &cap, nseen + 1, sizeof(*seen));
 		seen[nseen++] = fs;
-		for (p = fs->addr; p < fs->addr + fs->size;) {
+		for (p = fs->start; p < fs->end;) {
 			uint32_t insn;
 			unsigned int len = afdo_insn(b, p, &insn);
 

@@ -114,9 +114,9 @@ static void dso_load(struct pc_dso *d)
 	Elf *e;
 
 	d->loaded = true;
-	if (d->name[0] != '/')
+	if (d->name[0] != '/' && !d->as_is)
 		return;		/* [vdso], [kernel.kallsyms], //anon ... */
-	snprintf(path, sizeof(path), "%s%s", pc_symfs, d->name);
+	snprintf(path, sizeof(path), "%s%s", d->as_is ? "" : pc_symfs, d->name);
 	d->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (d->fd < 0)
 		return;
@@ -158,11 +158,13 @@ static void dso_load(struct pc_dso *d)
 	 * Stripped (of its symbols or its DWARF): its separate debug file has
 	 * them, kept open for dwarf.c.
 	 */
-	if ((!tab || !pc_elf_has_debug(e)) &&
+	if (!d->dbg_elf && (!tab || !pc_elf_has_debug(e)) &&
 	    !pc_find_debug(e, path, pc_symfs, dbg, sizeof(dbg))) {
 		d->dbg_fd = open(dbg, O_RDONLY | O_CLOEXEC);
 		if (d->dbg_fd >= 0)
 			d->dbg_elf = elf_begin(d->dbg_fd, ELF_C_READ_MMAP, NULL);
+		if (d->dbg_elf)
+			d->dbg_path = strdup(dbg);
 	}
 	if (tab) {
 		load_syms_from(d, e, tab, &tsh);
@@ -184,6 +186,28 @@ static void dso_load(struct pc_dso *d)
 	d->loaded = true;
 }
 #endif
+
+struct pc_dso *pc_dso_open(const char *path, const char *debug)
+{
+	struct pc_dso *d = pc_dso_new(path);
+
+	if (!d)
+		return NULL;
+	d->as_is = true;
+#ifndef PC_NO_ELF
+	if (debug) {
+		elf_version(EV_CURRENT);
+		d->dbg_fd = open(debug, O_RDONLY | O_CLOEXEC);
+		if (d->dbg_fd >= 0)
+			d->dbg_elf = elf_begin(d->dbg_fd, ELF_C_READ_MMAP, NULL);
+		d->dbg_path = strdup(debug);
+	}
+#else
+	(void)debug;
+#endif
+	pc_dso_load(d);
+	return d;
+}
 
 void pc_dso_load(struct pc_dso *d)
 {
@@ -394,6 +418,7 @@ void pc_dso_free(struct pc_dso *d)
 #endif
 	if (d->dbg_fd >= 0)
 		close(d->dbg_fd);
+	free(d->dbg_path);
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d);

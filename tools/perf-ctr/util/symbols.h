@@ -19,6 +19,8 @@ struct pc_sym {
 struct pc_dso {
 	struct pc_dso *next;
 	bool loaded, et_dyn;
+	bool as_is;		/* name is a host path, not under --symfs */
+	char *dbg_path;		/* of dbg_elf */
 	int fd;
 	unsigned int machine;
 	void *elf;		/* Elf * */
@@ -36,6 +38,12 @@ struct pc_dso {
 };
 
 struct pc_dso *pc_dso_new(const char *name);
+/*
+ * A DSO for the file at PATH as it is (not under --symfs), loaded: its
+ * DWARF and full symbols from DEBUG when given, else from itself, else
+ * from its separate debug file. NULL, or no ->elf when it is no ELF.
+ */
+struct pc_dso *pc_dso_open(const char *path, const char *debug);
 /* Open D's file (under --symfs) and read its symbols, once. */
 void pc_dso_load(struct pc_dso *d);
 void pc_dso_free(struct pc_dso *d);

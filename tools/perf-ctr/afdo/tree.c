@@ -238,6 +238,12 @@ int afdo_sweep_ranges(struct sweep *w, const struct afdo_agg *g,
 			active += ev[i++].d;
 		if (active <= 0 || i == ne)
 			continue;
+		if (w->keep_spans) {
+			w->spans = afdo_xgrow(w->spans, &w->cspans, w->nspans + 1,
+					      sizeof(*w->spans));
+			w->spans[w->nspans].lo = a;
+			w->spans[w->nspans++].hi = ev[i].addr;
+		}
 		for (p = a; p < ev[i].addr;) {
 			uint32_t insn;
 			unsigned int len = afdo_insn(b, p, &insn);
@@ -259,7 +265,8 @@ int afdo_sweep_ranges(struct sweep *w, const struct afdo_agg *g,
  * llvm-profgen fills the functions it saw so.
  */
 static int zero_fill(struct tree *t, struct pc_dwarf *s,
-		     const struct afdo_agg *g, const struct afdo_bin *b)
+		     const struct afdo_agg *g, const struct afdo_bin *b,
+		     const struct sweep *w)
 {
 	const struct pc_sym **seen = NULL;
 	size_t nseen = 0, cap = 0, i, j;
@@ -281,8 +288,23 @@ static int zero_fill(struct tree *t, struct pc_dwarf *s,
 		seen[nseen++] = fs;
 		for (p = fs->start; p < fs->end;) {
 			uint32_t insn;
-			unsigned int len = afdo_insn(b, p, &insn);
+			unsigned int len;
+			size_t lo = 0, hi = w->nspans;
 
+			/* the sweep counted what a range covers: skip it */
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (w->spans[mid].hi <= p)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < w->nspans && w->spans[lo].lo <= p) {
+				p = w->spans[lo].hi;
+				continue;
+			}
+			len = afdo_insn(b, p, &insn);
 			if (!len)
 				break;
 			add_insn(t, s, p, 0, len);
@@ -505,11 +527,13 @@ int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
 				gcc, t->nodiscr ? "without" : "with");
 	}
 	t->llvm_discr = fmt == AFDO_FMT_LLVM_TEXT;
+	memset(&ts, 0, sizeof(ts));
 	ts.w.insn = tree_insn;
 	ts.w.s = s;
+	ts.w.keep_spans = t->llvm_discr;
 	ts.t = t;
 	if (afdo_sweep_ranges(&ts.w, g, b) || add_calls(t, s, g, b) ||
-	    (t->llvm_discr && zero_fill(t, s, g, b))) {
+	    (t->llvm_discr && zero_fill(t, s, g, b, &ts.w))) {
 		snprintf(err, errlen, "out of memory");
 		rc = -1;
 		goto out;
@@ -547,6 +571,7 @@ out:
 			t->top[i] = in->hnext;
 			free_inst(in);
 		}
+	free(ts.w.spans);
 	free(t);
 	pc_dwarf_close(s);
 	return rc;

@@ -60,6 +60,10 @@ struct tree {
 struct sweep {
 	void (*insn)(struct sweep *w, uint64_t addr, uint64_t n, unsigned int len);
 	struct pc_dwarf *s;
+	/* the covered spans [lo, hi), in address order, if wanted */
+	bool keep_spans;
+	struct { uint64_t lo, hi; } *spans;
+	size_t nspans, cspans;
 };
 
 /* FNV-1a of a name, for the hash tables of names. */

@@ -161,7 +161,7 @@ for rec in "$afdo"/prof/*-50021.data; do
 	if [ -x "$ROOT$profgen" ]; then
 		runs r-pg "${ROOT_LOADER[@]}" "$ROOT$profgen" --perfscript=r.script \
 			--binary="$bin" --format=text --output=r-pg.prof
-		printf '  %-44s %s  -> aggregate (llvm-text) is %sx faster than script + profgen\n' \
+		printf '  %-44s %s  -> script + profgen take %sx the time of aggregate (llvm-text)\n' \
 			"llvm-profgen 19 --perfscript" "$(stats r-pg)" \
 			"$(awk -v a="$(stats r-script | cut -d' ' -f2)" -v b="$(stats r-pg | cut -d' ' -f2)" \
 				-v c="$(stats r-llvm | cut -d' ' -f2)" 'BEGIN { printf "%.1f", (a + b) / c }')"

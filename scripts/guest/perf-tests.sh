@@ -241,6 +241,62 @@ elif [ -x "$P73" ]; then
 else
 	skip "perf 7.3 test: Check branch stack sampling" "no perf 7.3 in the guest (scripts/perf73.sh builds it)"
 fi
+
+# perf 7.3 with the series' perf patches: the RISC-V branch types by
+# name, and --branch-history that takes a 256-deep branch stack whole
+# (two callchain entries a record; perf 7.3 itself drops a stack deeper
+# than 127 as corrupted).
+perf73_riscv() {
+	"$P73" record -q -e instructions:u -c 100003 -j any,u,save_type \
+		-o /tmp/n73.data -- /ctr/workload 20000 >/dev/null 2>&1
+	"$P73" script -i /tmp/n73.data -F brstack 2>/dev/null |
+		tr -s ' ' '\n' | grep / >/tmp/n73.txt
+	user_transfers | sed -n -e 's/ARCH_1$/RISCV_CO_SWAP/p' \
+		-e 's/ARCH_2$/RISCV_IND_LINK_JUMP/p' \
+		-e 's/ARCH_3$/RISCV_DIR_LINK_JUMP/p' >/tmp/n73want.txt
+	missing=0
+	while read -r from to type; do
+		has /tmp/n73.txt "$from" "$to" "$type" ||
+			{ note "perf 7.3: missing $from/$to $type"; missing=$((missing + 1)); }
+	done </tmp/n73want.txt
+	check "perf 7.3: perf script names the RISC-V branch types ($(wc -l </tmp/n73want.txt) transfers)" \
+		eval '[ "$missing" = 0 ] && ! grep -q /ARCH_ /tmp/n73.txt'
+
+	if [ "$(cat /sys/bus/event_source/devices/cpu/caps/branches 2>/dev/null)" != 256 ]; then
+		skip "perf 7.3: --branch-history keeps a 256-deep branch stack" "no 256-deep CTR"
+		return
+	fi
+	old_stack=$(cat /proc/sys/kernel/perf_event_max_stack)
+	echo 256 > /proc/sys/kernel/perf_event_max_stack
+	"$P73" record -q -b -e instructions:u -c 100003 -o /tmp/d73.data -- \
+		/ctr/workload 20000 >/dev/null 2>&1
+	echo "$old_stack" > /proc/sys/kernel/perf_event_max_stack
+	deep=$("$P73" script -i /tmp/d73.data -F brstack 2>/dev/null |
+		awk '{ if (NF > m) m = NF } END { print m + 0 }')
+	# Every chain of -g flat ("N%", then one entry a line) holds the
+	# sample's branch stack, with its loops taken out: never empty.
+	"$P73" report -i /tmp/d73.data --branch-history --stdio --no-children \
+		-g flat,0 >/tmp/d73.txt 2>/tmp/d73.err
+	awk '
+		function end() { if (on) { c++; if (n < 2) e++; if (n > m) m = n }; on = 0 }
+		/^ +[0-9.]+%$/ { end(); n = 0; on = 1; next }
+		NF == 0 { end() }
+		on { n++ }
+		END { end(); print c + 0, e + 0, m + 0 }' /tmp/d73.txt >/tmp/d73.n
+	read -r chains empty longest </tmp/d73.n
+	note "perf 7.3: $deep records in the deepest sample; --branch-history: $chains chains, $empty empty, the longest $longest entries"
+	check "perf 7.3: --branch-history keeps a 256-deep branch stack" \
+		eval '[ "$deep" = 256 -a "$chains" -gt 0 -a "$empty" = 0 ] &&
+			! grep -q corrupted /tmp/d73.err'
+}
+if [ "$(param exact)" != 1 ]; then
+	: # the -icount guest runs perf 7.3
+elif [ -x "$P73" ]; then
+	perf73_riscv
+else
+	skip "perf 7.3: RISC-V branch type names and 256-deep --branch-history" \
+		"no perf 7.3 in the guest (scripts/perf73.sh builds it)"
+fi
 # perf's record_lbr.sh: call graphs from call-stack mode, every filter, per
 # task and system wide, then nine recordings of cycles at once. It reads
 # every sample back with perf report -D, 18 times: at perf's default 4000

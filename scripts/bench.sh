@@ -9,7 +9,8 @@
 # branch stack costs (everything: the handler, the ring buffer, perf
 # record writing the records out), per record and as a multiple of the
 # floor of four CSR accesses per record, and the slowdown of perf record
-# -b relative to perf record at the same period (target: at most 1.10).
+# -b relative to perf record at the same period (target: at most 1.10),
+# and what a bpf_get_branch_snapshot() of the whole buffer costs.
 #
 # Then what a context switch costs, with perf bench sched pipe on one hart
 # (PIPE_LOOPS operations, 2 switches each): with no perf event on a hart
@@ -63,6 +64,20 @@ for (depth, period, mode) in sorted(runs):
     per = (b[0] - p[0]) / b[1] if b[1] else float("nan")
     print(f"{depth:5}  {period:8}  {p[0]:9}  {b[0]:9}  {b[1]:7}  {per:12.0f}"
           f"  {per / depth:10.1f}  {per / (4 * depth):6.1f}  {b[0] / p[0]:8.3f}")
+'
+# bpf_get_branch_snapshot(): each depth's boot printed
+# "snapshot: N instructions per call (C calls: W with, O without; R records)".
+cat "$out"/depth*.log | tr -d '\r' | grep '^snapshot: ' | python3 -c '
+import re, sys
+print()
+print("bpf_get_branch_snapshot() from a kretprobe on a failing close(), -icount:")
+print("records  insns/snapshot  per record  close()+kretprobe alone  with/without")
+for line in sys.stdin:
+    m = re.match(r"snapshot: (\d+) .*\((\d+) calls: (\d+) with, (\d+) without; (\d+) records\)", line)
+    if not m:
+        continue
+    per, calls, w, wo, rec = map(int, m.groups())
+    print(f"{rec:7}  {per:14}  {per / rec:10.1f}  {wo // calls:23}  {w / wo:12.2f}")
 '
 python3 - "$out" <<'EOF'
 import glob, os, sys

@@ -49,6 +49,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/static_call.h>
 #include <linux/sysfs.h>
 #include <kunit/test-bug.h>
 #include <kunit/visibility.h>
@@ -251,6 +252,8 @@ static struct ctr_cpu __percpu *ctr_cpus;
 
 static void ctr_pm_register(void);
 static void ctr_hw_reset(void);
+static int riscv_ctr_snapshot(struct perf_branch_entry *entries,
+			      unsigned int cnt);
 static void ctr_init_words(void);
 
 #if IS_ENABLED(CONFIG_RISCV_CTR_KUNIT_TEST)
@@ -581,6 +584,8 @@ void riscv_ctr_probe(struct pmu *pmu)
 	ctr_caps = caps;
 	ctr_print_caps(&ctr_caps);
 	ctr_pm_register();
+	/* Before any BPF program can be verified: the JIT inlines the call. */
+	static_call_update(perf_snapshot_branch_stack, riscv_ctr_snapshot);
 }
 
 /* Stop recording, select the depth and wipe the buffer. */
@@ -1476,4 +1481,53 @@ void riscv_ctr_unfreeze(void)
 	ctr_status_clear(SCTRSTATUS_FROZEN);
 	if (cc->stopped && !ctr_caps.frozen_writable)
 		ctr_csr_write(CSR_SCTRCTL, cc->ctl);
+}
+
+/*
+ * bpf_get_branch_snapshot(): the records of the current task up to now,
+ * youngest first, while a branch event records on this CPU. The first act
+ * is to stop recording, so that the snapshot holds as few of its own
+ * transfers as it can (the BPF helper call and this function's entry);
+ * the buffer goes on afterwards as it was, frozen or not, and an overflow
+ * interrupt that comes meanwhile waits for interrupts to be on again.
+ * FROZEN leaves the cycle counter alone; a hart whose FROZEN cannot be set
+ * stops in sctrctl instead, which resets it.
+ *
+ * Empty, never stale or another task's: with no branch event on the CPU
+ * (the buffer is not kept then), or when the buffer may hold another
+ * task's records, where a sample would get none either.
+ */
+static int riscv_ctr_snapshot(struct perf_branch_entry *entries,
+			      unsigned int cnt)
+{
+	const u32 all = CTR_REQ_TYPES | CTR_REQ_U | CTR_REQ_S;
+	unsigned long flags, status = SCTRSTATUS_FROZEN;
+	struct ctr_cpu *cc;
+	unsigned int nr = 0;
+	int youngest;
+
+	local_irq_save(flags);
+	if (ctr_caps.frozen_writable)
+		status = ctr_status_read_set(SCTRSTATUS_FROZEN);
+	cc = this_cpu_ptr(ctr_cpus);
+	if (!cc->ctl)
+		goto out;
+	if (!ctr_caps.frozen_writable)
+		ctr_csr_write(CSR_SCTRCTL, 0);
+
+	if (ctr_owned(cc))
+		nr = riscv_ctr_decode(&ctr_caps, 0, min(cnt, ctr_caps.entries),
+				      all, PERF_SAMPLE_BRANCH_TYPE_SAVE |
+				      PERF_SAMPLE_BRANCH_PRIV_SAVE,
+				      entries, &youngest);
+	else
+		ctr_start_afresh(cc);
+
+	if (!ctr_caps.frozen_writable)
+		ctr_csr_write(CSR_SCTRCTL, cc->ctl);
+out:
+	if (!(status & SCTRSTATUS_FROZEN))
+		ctr_status_clear(SCTRSTATUS_FROZEN);
+	local_irq_restore(flags);
+	return nr;
 }

@@ -17,8 +17,10 @@
 #include <linux/cpu_pm.h>
 #include <linux/cpufeature.h>
 #include <linux/irqflags.h>
+#include <linux/kallsyms.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
+#include <linux/static_call.h>
 #include <linux/string.h>
 #include <asm/csr.h>
 
@@ -730,6 +732,95 @@ static void ctr_test_pm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after, before);
 }
 
+/* A call and a return of known addresses for the snapshot test. */
+static noinline int ctr_test_snap_callee(int x)
+{
+	barrier();
+	return x + 1;
+}
+
+/* The function a record's address @addr lies in, by kallsyms. */
+static unsigned long ctr_test_func_of(u64 addr)
+{
+	unsigned long size, off;
+
+	if (!kallsyms_lookup_size_offset(addr, &size, &off))
+		return 0;
+	return addr - off;
+}
+
+/*
+ * bpf_get_branch_snapshot(): nothing without a branch event on the CPU;
+ * with one, this thread's last call and return, youngest first, and the
+ * buffer recording on as it was before (frozen or not).
+ */
+static void ctr_test_snapshot(struct kunit *test)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.sample_period = 1ULL << 40,
+		.sample_type = PERF_SAMPLE_BRANCH_STACK,
+		.branch_sample_type = PERF_SAMPLE_BRANCH_ANY |
+				      PERF_SAMPLE_BRANCH_KERNEL,
+		.pinned = 1,
+	};
+	unsigned long callee = (unsigned long)ctr_test_snap_callee;
+	unsigned int depth = riscv_ctr_num_branches();
+	int none, nr, frozen_nr, i, call = -1, ret = -1;
+	struct perf_branch_entry *e;
+	struct perf_event *event;
+	u32 status, frozen_status;
+	unsigned long flags;
+
+	e = kunit_kcalloc(test, depth, sizeof(*e), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+
+	migrate_disable();
+	none = static_call(perf_snapshot_branch_stack)(e, depth);
+	event = perf_event_create_kernel_counter(&attr, smp_processor_id(),
+						 NULL, NULL, NULL);
+	if (IS_ERR(event)) {
+		migrate_enable();
+		KUNIT_FAIL(test, "branch event: %ld", PTR_ERR(event));
+		return;
+	}
+	ctr_test_snap_callee(1);
+	nr = static_call(perf_snapshot_branch_stack)(e, depth);
+	status = csr_read(CSR_SCTRSTATUS);
+
+	local_irq_save(flags);
+	csr_set(CSR_SCTRSTATUS, SCTRSTATUS_FROZEN);
+	frozen_nr = static_call(perf_snapshot_branch_stack)(e + nr, depth - nr);
+	frozen_status = csr_read(CSR_SCTRSTATUS);
+	csr_clear(CSR_SCTRSTATUS, SCTRSTATUS_FROZEN);
+	local_irq_restore(flags);
+
+	perf_event_release_kernel(event);
+	migrate_enable();
+
+	KUNIT_EXPECT_EQ(test, none, 0);
+	KUNIT_EXPECT_EQ(test, status & SCTRSTATUS_FROZEN, 0);
+	KUNIT_EXPECT_NE(test, frozen_status & SCTRSTATUS_FROZEN, 0);
+	KUNIT_EXPECT_GT(test, frozen_nr, 0);
+	KUNIT_ASSERT_GT(test, nr, 0);
+	for (i = 0; i < nr; i++) {
+		KUNIT_EXPECT_EQ(test, (u32)e[i].priv, PERF_BR_PRIV_KERNEL);
+		if (call < 0 && e[i].type == PERF_BR_CALL && e[i].to == callee)
+			call = i;
+		if (ret < 0 && e[i].type == PERF_BR_RET &&
+		    ctr_test_func_of(e[i].from) == callee)
+			ret = i;
+	}
+	/* The return is younger than the call, and both are there. */
+	KUNIT_EXPECT_GE(test, ret, 0);
+	KUNIT_EXPECT_GT(test, call, ret);
+	if (ret >= 0)
+		KUNIT_EXPECT_EQ(test, ctr_test_func_of(e[ret].to),
+				(unsigned long)ctr_test_snapshot);
+}
+
 static struct kunit_case ctr_buffer_cases[] = {
 	KUNIT_CASE(ctr_test_depth),
 	KUNIT_CASE(ctr_test_reset_state),
@@ -738,6 +829,7 @@ static struct kunit_case ctr_buffer_cases[] = {
 	KUNIT_CASE(ctr_test_read_synthetic),
 	KUNIT_CASE(ctr_test_save_restore),
 	KUNIT_CASE(ctr_test_pm),
+	KUNIT_CASE(ctr_test_snapshot),
 	{}
 };
 

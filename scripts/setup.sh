@@ -200,10 +200,22 @@ setup_sparse() {
 	mv "$SPARSE.tmp" "$SPARSE"
 }
 
+# The guest's stamp holds a hash of what makes the guest root: its package
+# list and trimming (guest-root.sh) and the dependency walk
+# (guest-deps.py). A change to either unpacks the guest again, once; a
+# stamp from before the hash (a date) counts as a change.
+guest_key() {
+	cat "$TOP/scripts/guest-root.sh" "$TOP/scripts/guest-deps.py" |
+		sha1sum | cut -d' ' -f1
+}
+
 setup_guest() {
-	stamp "guest-$GUEST_SUITE" && return
+	local key f=$CTR_CACHE/.stamp-guest-$GUEST_SUITE
+	key=$(guest_key)
+	[ -d "$GUEST/$GUEST_SUITE" ] && [ "$(cat "$f" 2>/dev/null)" = "$key" ] &&
+		return
 	"$TOP/scripts/guest-root.sh"
-	mark "guest-$GUEST_SUITE"
+	echo "$key" >"$f"
 }
 
 setup_libperf() {

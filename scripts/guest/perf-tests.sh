@@ -297,6 +297,47 @@ else
 	skip "perf 7.3: RISC-V branch type names and 256-deep --branch-history" \
 		"no perf 7.3 in the guest (scripts/perf73.sh builds it)"
 fi
+
+# perf 7.3 annotate on a branch-stack recording: the hottest symbol's
+# disassembly (objdump's, binutils in the guest) with the percentages of
+# its samples, and the loop's branch marked with the share of blocks in
+# the branch records that leave by it. perf makes a symbol of every label
+# in workload.S; a copy without them has the whole loop in ctr_workload,
+# and without a build ID, perf does not take the labelled file from its
+# build-ID cache instead.
+perf73_annotate() {
+	objcopy --wildcard --strip-symbol='ctr_wl_*' \
+		--remove-section=.note.gnu.build-id /ctr/workload /tmp/wl-loop
+	"$P73" record -q -b -e instructions:u -c 100003 -o /tmp/a73.data -- \
+		/tmp/wl-loop 50000 >/dev/null 2>&1
+	"$P73" annotate -i /tmp/a73.data --stdio >/tmp/a73.txt 2>/tmp/a73.err
+	sed 's/^/# perf 7.3: /' /tmp/a73.err | head -3
+	# The first symbol perf annotates is the hottest: its lines up to
+	# the next one's header.
+	awk '/^ Percent \|/ && n++ { exit } { print }' /tmp/a73.txt >/tmp/a73.hot
+	hot=$(sed -n 's/^ *:[[:space:]0-9]*[0-9a-f]\{16\} <\(.*\)>:$/\1/p' /tmp/a73.hot | head -1)
+	lines=$(awk '$2 == ":" && $3 ~ /^[0-9a-f]+:$/ { n++ } END { print n + 0 }' /tmp/a73.hot)
+	hit=$(awk '$2 == ":" && $3 ~ /^[0-9a-f]+:$/ && $1 + 0 > 0 { n++ } END { print n + 0 }' /tmp/a73.hot)
+	loop=$(sym ctr_wl_loop) br=$(sym ctr_wl_loopbr)
+	w='[[:space:]]'
+	grep -E "^$w*[0-9.]+$w+:$w+${br#0x}:$w+bnez$w+s0,${loop#0x}($w|\$)" \
+		/tmp/a73.hot >/tmp/a73.br
+	note "perf 7.3 annotate: the hottest symbol ${hot:-(none)}, $lines instructions, $hit with samples; its loop branch:"
+	sed 's/^/#   /' /tmp/a73.br
+	check "perf 7.3 annotate: the workload's loop, with samples and its branch's share from the branch records" \
+		eval '[ "$hot" = ctr_workload -a "$hit" -gt 0 ] &&
+		      grep -q -E "# -[0-9.]+% \(p:[0-9.]+%\)" /tmp/a73.br'
+}
+if [ "$(param exact)" = 1 ]; then
+	: # the -cpu max guest runs it: it needs no exact counting
+elif [ ! -x "$P73" ]; then
+	skip "perf 7.3 annotate: the workload's loop" "no perf 7.3 in the guest (scripts/perf73.sh builds it)"
+elif ! command -v objdump >/dev/null || ! command -v objcopy >/dev/null; then
+	skip "perf 7.3 annotate: the workload's loop" "no objdump in the guest (binutils, scripts/guest-root.sh)"
+else
+	perf73_annotate
+fi
+
 # perf's record_lbr.sh: call graphs from call-stack mode, every filter, per
 # task and system wide, then nine recordings of cycles at once. It reads
 # every sample back with perf report -D, 18 times: at perf's default 4000

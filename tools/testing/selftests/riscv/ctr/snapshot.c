@@ -32,6 +32,7 @@
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -423,6 +424,8 @@ static pid_t competitor(int cpu)
 		return -1;
 	pid = fork();
 	if (pid == 0) {
+		/* It goes when the test goes, however the test ends. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		pin(0, cpu);
 		execl(path, path, "4000000000", (char *)NULL);
 		_exit(127);
@@ -443,6 +446,24 @@ static void show(const struct snap *s, int nr)
 }
 
 /*
+ * The call is missing when an interrupt inside CALLEE pushed it out of a
+ * full buffer, or a context switch there wiped it: a cut path, not a
+ * wrong one.
+ */
+static const char CUT[] = "no call of " CALLEE " where " PROBED " returns to";
+/* An interrupt on the way from the return to the snapshot can fill it. */
+static const char NO_RETURN[] = "no return from " PROBED;
+
+/* Did the task go through the scheduler, where a switch wipes the buffer? */
+static bool rescheduled(const struct snap *s, int nr)
+{
+	for (int i = 0; i < nr; i++)
+		if (!strcmp(ksym_of(s->entries[i].from), "__schedule"))
+			return true;
+	return false;
+}
+
+/*
  * The error path in the snapshot, youngest first: the return from PROBED
  * (into the kretprobe trampoline), before it nothing but transfers inside
  * PROBED, before those the return from CALLEE to the instruction after
@@ -460,7 +481,7 @@ static const char *find_error_path(const struct snap *s, int nr, int *ret_i)
 			break;
 	*ret_i = i;
 	if (i == nr)
-		return "no return from " PROBED;
+		return NO_RETURN;
 	for (i++; i < nr; i++)
 		if (strcmp(ksym_of(e[i].from), PROBED) ||
 		    strcmp(ksym_of(e[i].to), PROBED))
@@ -474,14 +495,14 @@ static const char *find_error_path(const struct snap *s, int nr, int *ret_i)
 		if (e[i].type == PERF_BR_CALL && e[i].to == callee &&
 		    e[i].from + 4 == back->to)
 			return NULL;
-	return "no call of " CALLEE " where " PROBED " returns to";
+	return CUT;
 }
 
 TEST(error_path)
 {
 	struct span mine[64], its[64];
 	int nmine, nits, cpu = sched_getcpu(), armed, shown = 0;
-	int bad_path = 0, foreign = 0, empty = 0;
+	int bad_path = 0, cut = 0, foreign = 0, empty = 0;
 	struct loaded *l = calloc(1, sizeof(*l));
 	struct snap *s = calloc(1, sizeof(*s));
 	const char *why = NULL;
@@ -525,6 +546,11 @@ TEST(error_path)
 		}
 		nr = s->ret / sizeof(struct perf_branch_entry);
 		why = find_error_path(s, nr, &ret_i);
+		if ((why == CUT && (nr == SNAP_ENTRIES || rescheduled(s, nr))) ||
+		    (why == NO_RETURN && nr == SNAP_ENTRIES)) {
+			cut++;
+			why = NULL;
+		}
 		if (why && !bad_path++) {
 			TH_LOG("round %d: %s", round, why);
 			show(s, nr);
@@ -559,6 +585,11 @@ TEST(error_path)
 	unload(l);
 	EXPECT_EQ(0, empty);
 	EXPECT_EQ(0, bad_path);
+	/* A cut path is rare: an interrupt in a few hundred instructions. */
+	EXPECT_GE(ROUNDS / 10, cut);
+	if (cut)
+		printf("# %d of %d snapshots cut by an interrupt or a switch\n",
+		       cut, ROUNDS);
 	EXPECT_EQ(0, foreign);
 }
 

@@ -12,15 +12,32 @@ hdr=$CTR_CACHE/uapi
 bins=$CTR_CACHE/guest-bin
 [ -d "$src/tools/testing/selftests/riscv/ctr" ] || die "run make kernel first"
 
-if [ ! -f "$hdr/include/linux/perf_event.h" ]; then
-	make -s -C "$src" ARCH=riscv O="$KBUILD/ctr" \
-		INSTALL_HDR_PATH="$hdr" headers_install
-fi
+# The UAPI headers, each replaced only when it changed: what is built
+# against them is rebuilt only then.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+make -s -C "$src" ARCH=riscv O="$KBUILD/ctr" INSTALL_HDR_PATH="$tmp" \
+	headers_install
+(cd "$tmp" && find . -type f) | while read -r f; do
+	cmp -s "$tmp/$f" "$hdr/$f" || install -D -m 644 "$tmp/$f" "$hdr/$f"
+done
 mkdir -p "$bins"
 make -s -C "$src/tools/testing/selftests/riscv/ctr" ARCH=riscv \
 	CROSS_COMPILE=$CROSS CC="${CROSS}gcc" OUTPUT="$bins" \
 	KHDR_INCLUDES="-I$hdr/include" \
 	CFLAGS="-Wall -O2 -I$src/tools/testing/selftests -I$hdr/include" all
+# KVM's selftests of what a guest sees of CTR, and two that must keep
+# passing beside them; static, like the kernel tree builds them.
+kvm=$CTR_CACHE/kvm-selftests
+kvm_tests="riscv/ctr_test riscv/sbi_pmu_test get-reg-list"
+make -s -C "$src/tools/testing/selftests/kvm" ARCH=riscv \
+	CROSS_COMPILE=$CROSS OUTPUT="$kvm" \
+	KHDR_INCLUDES="-isystem $hdr/include" LDFLAGS=-static \
+	$(for t in $kvm_tests; do echo "$kvm/$t"; done)
+mkdir -p "$bins/kvm"
+for t in $kvm_tests; do
+	install -C -m 755 "$kvm/$t" "$bins/kvm/"
+done
 # The perf tool tests check records against the workload's symbols.
 ${CROSS}nm "$bins/workload" | grep ' ctr_wl' >"$bins/workload.syms"
 # perf-ctr's static riscv64 build (record, script, check), when the host

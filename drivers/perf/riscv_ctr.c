@@ -38,10 +38,12 @@
 #include <linux/cpufeature.h>
 #include <linux/device.h>
 #include <linux/hardirq.h>
+#include <linux/kvm_types.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
+#include <linux/perf/riscv_pmu.h>
 #include <linux/perf_event.h>
 #include <linux/preempt.h>
 #include <linux/printk.h>
@@ -1531,3 +1533,65 @@ out:
 	local_irq_restore(flags);
 	return nr;
 }
+
+/*
+ * A guest that KVM offers no CTR must read nothing of the host's records
+ * and change nothing of them, whatever it tries. A conforming hart traps
+ * every access while hstateen0.CTR is clear, but some let a guest reach
+ * the buffer through the entry window of vsiselect all the same: QEMU
+ * 11.1 gates that window by the indirect-CSR state-enable bit only. So
+ * the host stops recording and wipes the buffer before it enters a guest,
+ * and wipes it again on the way back, before recording goes on: the host
+ * never enters a guest with records in the buffer, and never takes one
+ * back. What the host's events lose is what their task did before the
+ * entry, as at a context switch; a task's call stack leaves and comes back
+ * as at a context switch.
+ */
+
+/**
+ * riscv_ctr_guest_enter() - hide the host's records from the guest KVM enters
+ *
+ * Called by KVM with interrupts off, right before each entry into a guest.
+ */
+void riscv_ctr_guest_enter(void)
+{
+	struct ctr_cpu *cc;
+
+	if (!ctr_caps.entries)
+		return;
+	cc = this_cpu_ptr(ctr_cpus);
+	if (cc->ctl) {
+		if (cc->ctl & CTRCTL_RASEMU)
+			ctr_save_stack(cc, current);
+		if (ctr_caps.frozen_writable)
+			ctr_status_read_set(SCTRSTATUS_FROZEN);
+		else
+			ctr_csr_write(CSR_SCTRCTL, 0);
+	}
+	riscv_ctr_clear();
+}
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_enter);
+
+/**
+ * riscv_ctr_guest_exit() - take nothing of the guest back, record again
+ *
+ * Called by KVM with interrupts off, right after each exit from a guest.
+ */
+void riscv_ctr_guest_exit(void)
+{
+	struct ctr_cpu *cc;
+
+	if (!ctr_caps.entries)
+		return;
+	cc = this_cpu_ptr(ctr_cpus);
+	riscv_ctr_clear();
+	if (!cc->ctl)
+		return;
+	if (cc->ctl & CTRCTL_RASEMU)
+		ctr_restore_stack(cc, current);
+	if (ctr_caps.frozen_writable)
+		ctr_status_clear(SCTRSTATUS_FROZEN);
+	else
+		ctr_csr_write(CSR_SCTRCTL, cc->ctl);
+}
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_exit);

@@ -18,6 +18,7 @@
 #include <linux/cpufeature.h>
 #include <linux/irqflags.h>
 #include <linux/kallsyms.h>
+#include <linux/perf/riscv_pmu.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/static_call.h>
@@ -679,11 +680,12 @@ static void ctr_test_save_restore(struct kunit *test)
 }
 
 /*
- * A CPU power-management transition that loses the hart's CTR state (a
- * non-retentive suspend): with a branch event on the CPU, recording comes
- * back as it was, at the depth the driver chose.
+ * A branch event on this CPU that never overflows, so that the CPU records
+ * @branch_type branches of any type: the caller stays on this CPU until
+ * ctr_test_event_put().
  */
-static void ctr_test_pm(struct kunit *test)
+static struct perf_event *ctr_test_event_get(struct kunit *test,
+					     u64 branch_type)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_HARDWARE,
@@ -691,16 +693,10 @@ static void ctr_test_pm(struct kunit *test)
 		.config = PERF_COUNT_HW_INSTRUCTIONS,
 		.sample_period = 1ULL << 40,
 		.sample_type = PERF_SAMPLE_BRANCH_STACK,
-		.branch_sample_type = PERF_SAMPLE_BRANCH_ANY |
-				      PERF_SAMPLE_BRANCH_USER,
+		.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | branch_type,
 		.pinned = 1,
 	};
-	unsigned long flags, depth, before, after;
 	struct perf_event *event;
-	int ret;
-
-	if (!IS_ENABLED(CONFIG_CPU_PM))
-		kunit_skip(test, "the kernel has no CPU power management");
 
 	migrate_disable();
 	event = perf_event_create_kernel_counter(&attr, smp_processor_id(),
@@ -708,8 +704,34 @@ static void ctr_test_pm(struct kunit *test)
 	if (IS_ERR(event)) {
 		migrate_enable();
 		KUNIT_FAIL(test, "branch event: %ld", PTR_ERR(event));
-		return;
+		return NULL;
 	}
+	return event;
+}
+
+static void ctr_test_event_put(struct perf_event *event)
+{
+	perf_event_release_kernel(event);
+	migrate_enable();
+}
+
+/*
+ * A CPU power-management transition that loses the hart's CTR state (a
+ * non-retentive suspend): with a branch event on the CPU, recording comes
+ * back as it was, at the depth the driver chose.
+ */
+static void ctr_test_pm(struct kunit *test)
+{
+	unsigned long flags, depth, before, after;
+	struct perf_event *event;
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_CPU_PM))
+		kunit_skip(test, "the kernel has no CPU power management");
+
+	event = ctr_test_event_get(test, PERF_SAMPLE_BRANCH_USER);
+	if (!event)
+		return;
 
 	local_irq_save(flags);
 	before = csr_read(CSR_SCTRCTL);
@@ -724,8 +746,7 @@ static void ctr_test_pm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, csr_read(CSR_SCTRDEPTH), depth);
 	local_irq_restore(flags);
 
-	perf_event_release_kernel(event);
-	migrate_enable();
+	ctr_test_event_put(event);
 
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_EXPECT_NE(test, before & CTRCTL_U, 0);
@@ -756,16 +777,6 @@ static unsigned long ctr_test_func_of(u64 addr)
  */
 static void ctr_test_snapshot(struct kunit *test)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_HARDWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_HW_INSTRUCTIONS,
-		.sample_period = 1ULL << 40,
-		.sample_type = PERF_SAMPLE_BRANCH_STACK,
-		.branch_sample_type = PERF_SAMPLE_BRANCH_ANY |
-				      PERF_SAMPLE_BRANCH_KERNEL,
-		.pinned = 1,
-	};
 	unsigned long callee = (unsigned long)ctr_test_snap_callee;
 	unsigned int depth = riscv_ctr_num_branches();
 	int none, nr, frozen_nr, i, call = -1, ret = -1;
@@ -774,31 +785,26 @@ static void ctr_test_snapshot(struct kunit *test)
 	u32 status, frozen_status;
 	unsigned long flags;
 
-	e = kunit_kcalloc(test, depth, sizeof(*e), GFP_KERNEL);
+	/* Room for two whole buffers: the first snapshot may fill one. */
+	e = kunit_kcalloc(test, 2 * depth, sizeof(*e), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, e);
 
-	migrate_disable();
 	none = static_call(perf_snapshot_branch_stack)(e, depth);
-	event = perf_event_create_kernel_counter(&attr, smp_processor_id(),
-						 NULL, NULL, NULL);
-	if (IS_ERR(event)) {
-		migrate_enable();
-		KUNIT_FAIL(test, "branch event: %ld", PTR_ERR(event));
+	event = ctr_test_event_get(test, PERF_SAMPLE_BRANCH_KERNEL);
+	if (!event)
 		return;
-	}
 	ctr_test_snap_callee(1);
 	nr = static_call(perf_snapshot_branch_stack)(e, depth);
 	status = csr_read(CSR_SCTRSTATUS);
 
 	local_irq_save(flags);
 	csr_set(CSR_SCTRSTATUS, SCTRSTATUS_FROZEN);
-	frozen_nr = static_call(perf_snapshot_branch_stack)(e + nr, depth - nr);
+	frozen_nr = static_call(perf_snapshot_branch_stack)(e + nr, depth);
 	frozen_status = csr_read(CSR_SCTRSTATUS);
 	csr_clear(CSR_SCTRSTATUS, SCTRSTATUS_FROZEN);
 	local_irq_restore(flags);
 
-	perf_event_release_kernel(event);
-	migrate_enable();
+	ctr_test_event_put(event);
 
 	KUNIT_EXPECT_EQ(test, none, 0);
 	KUNIT_EXPECT_EQ(test, status & SCTRSTATUS_FROZEN, 0);
@@ -821,6 +827,49 @@ static void ctr_test_snapshot(struct kunit *test)
 				(unsigned long)ctr_test_snapshot);
 }
 
+/*
+ * Around a guest entry: the host's records are gone before the guest
+ * runs and recording is stopped; what the guest wrote through the
+ * window is gone after it, and recording goes on.
+ */
+static void ctr_test_guest(struct kunit *test)
+{
+	const struct riscv_ctr_entry host = {
+		0x10000 | CTRSOURCE_VALID, 0x10100, CTR_TYPE_DIRCALL
+	};
+	const struct riscv_ctr_entry guest = {
+		0x20000 | CTRSOURCE_VALID, 0x20100, CTR_TYPE_DIRCALL
+	};
+	unsigned int in_guest, after;
+	struct riscv_ctr_entry e;
+	u32 frozen, status;
+	struct perf_event *event;
+	unsigned long flags;
+
+	event = ctr_test_event_get(test, PERF_SAMPLE_BRANCH_USER);
+	if (!event)
+		return;
+
+	local_irq_save(flags);
+	ctr_test_write(0, &host);
+	riscv_ctr_guest_enter();
+	frozen = csr_read(CSR_SCTRSTATUS);
+	in_guest = riscv_ctr_read_entries(&e, 1);
+	/* What a guest could write through the entry window. */
+	ctr_test_write(0, &guest);
+	riscv_ctr_guest_exit();
+	status = csr_read(CSR_SCTRSTATUS);
+	after = riscv_ctr_read_entries(&e, 1);
+	local_irq_restore(flags);
+
+	ctr_test_event_put(event);
+
+	KUNIT_EXPECT_EQ(test, in_guest, 0);
+	KUNIT_EXPECT_NE(test, frozen & SCTRSTATUS_FROZEN, 0);
+	KUNIT_EXPECT_EQ(test, after, 0);
+	KUNIT_EXPECT_EQ(test, status & SCTRSTATUS_FROZEN, 0);
+}
+
 static struct kunit_case ctr_buffer_cases[] = {
 	KUNIT_CASE(ctr_test_depth),
 	KUNIT_CASE(ctr_test_reset_state),
@@ -830,6 +879,7 @@ static struct kunit_case ctr_buffer_cases[] = {
 	KUNIT_CASE(ctr_test_save_restore),
 	KUNIT_CASE(ctr_test_pm),
 	KUNIT_CASE(ctr_test_snapshot),
+	KUNIT_CASE(ctr_test_guest),
 	{}
 };
 

@@ -147,7 +147,7 @@ FIXTURE_TEARDOWN(user_only)
 
 TEST_F(user_only, syscall_loop)
 {
-	long long n[3];
+	long long n[3], slack;
 
 	syscalls(10);
 	for (int how = 0; how < 3; how++) {
@@ -172,7 +172,13 @@ TEST_F(user_only, syscall_loop)
 	 */
 	EXPECT_LE(SYSCALLS * (LOOP_INSNS - 1), n[USER]);
 	EXPECT_GE(SYSCALLS * LOOP_INSNS + MAX_AROUND_INSNS, n[USER]);
-	EXPECT_EQ(n[USER], n[USER_BRANCHES]);
+	/*
+	 * cycles:u once differed by one between the two (8041 against
+	 * 8042, one run of three), instructions:u never: QEMU derives
+	 * cycles from its virtual clock. One cycle of slack there.
+	 */
+	slack = variant->config == PERF_COUNT_HW_CPU_CYCLES ? 1 : 0;
+	EXPECT_GE(slack, llabs(n[USER] - n[USER_BRANCHES]));
 	EXPECT_LE(n[USER] + SYSCALLS * MIN_SYSCALL_INSNS, n[BOTH_MODES]);
 }
 

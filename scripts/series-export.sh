@@ -22,9 +22,20 @@ for i in "${!lines[@]}"; do
 	read -r _ files <<<"${lines[$i]}"
 	excl=()
 	for f in $files; do excl+=(":(exclude)$f"); done
-	name=$(git -C "$tree" format-patch --no-signature --zero-commit \
-		--start-number $((i + 1)) -o "$TOP/patches" -1 "${commits[$i]}" \
-		-- . "${excl[@]}")
+	if git -C "$tree" diff --quiet "${commits[$i]}^" "${commits[$i]}" \
+		-- . "${excl[@]}"; then
+		# Only new files of this repository: the patch is the commit
+		# message alone (with a path limit, format-patch would take an
+		# older commit that touches the paths instead).
+		name=$(git -C "$tree" format-patch --no-signature --zero-commit \
+			--start-number $((i + 1)) -o "$TOP/patches" \
+			-1 "${commits[$i]}")
+		sed -i '/^---$/,$d' "$name"
+	else
+		name=$(git -C "$tree" format-patch --no-signature --zero-commit \
+			--start-number $((i + 1)) -o "$TOP/patches" \
+			-1 "${commits[$i]}" -- . "${excl[@]}")
+	fi
 	echo "$(basename "$name")${files:+ $files}" >>"$new_series"
 done
 mv "$new_series" "$TOP/patches/series"

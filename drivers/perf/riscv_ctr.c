@@ -1508,9 +1508,18 @@ static int riscv_ctr_snapshot(struct perf_branch_entry *entries,
 	unsigned int nr = 0;
 	int youngest;
 
-	local_irq_save(flags);
+	/*
+	 * Stop before interrupts go off: with their tracing on (lockdep),
+	 * local_irq_save() alone takes hundreds of branches, which push the
+	 * caller's out of the buffer. Preemption goes off first, untraced,
+	 * so that the buffer thawed below is the one frozen here. An overflow
+	 * interrupt in between finds the buffer frozen, samples it and lets
+	 * it go on: the snapshot then holds the handler's records too.
+	 */
+	preempt_disable_notrace();
 	if (ctr_caps.frozen_writable)
 		status = ctr_status_read_set(SCTRSTATUS_FROZEN);
+	local_irq_save(flags);
 	cc = this_cpu_ptr(ctr_cpus);
 	if (!cc->ctl)
 		goto out;
@@ -1531,6 +1540,7 @@ out:
 	if (!(status & SCTRSTATUS_FROZEN))
 		ctr_status_clear(SCTRSTATUS_FROZEN);
 	local_irq_restore(flags);
+	preempt_enable_notrace();
 	return nr;
 }
 

@@ -216,6 +216,14 @@ struct ctr_cpu {
 	/* sctrctl while recording. */
 	u64 ctl;
 	/*
+	 * What the buffer may hold, as request bits (riscv_ctr_recorded()):
+	 * what @ctl records, and what every sctrctl since the last wipe
+	 * recorded. A sample of an event that asks for all of it takes
+	 * every record as it comes (see riscv_ctr_decode()).
+	 */
+	u32 recorded;
+	u32 ctl_recorded;
+	/*
 	 * While recording: the task, and its mm, whose records alone the
 	 * buffer holds since it was last wiped or restored; NULL when that is
 	 * not known.
@@ -626,6 +634,8 @@ void riscv_ctr_reset(void)
 		  smp_processor_id(), ctr_caps.entries);
 	cc = this_cpu_ptr(ctr_cpus);
 	cc->ctl = 0;
+	cc->recorded = 0;
+	cc->ctl_recorded = 0;
 	cc->owner = NULL;
 }
 
@@ -841,6 +851,35 @@ VISIBLE_IF_KUNIT u64 riscv_ctr_ctl(const struct riscv_ctr_caps *caps,
 	return ctl & caps->ctl;
 }
 
+/*
+ * What a hart with @caps records under @ctl, as request bits: the modes,
+ * and the transfer types. Without TYPE every record reads type 0 and
+ * software picks none, so only the modes count; RASEMU keeps calls only.
+ * Per the spec, a record never holds an address of a mode @ctl does not
+ * record: the end in such a mode reads 0.
+ */
+VISIBLE_IF_KUNIT u32 riscv_ctr_recorded(const struct riscv_ctr_caps *caps,
+					u64 ctl)
+{
+	u32 rec = 0;
+	int t;
+
+	if (ctl & CTRCTL_U)
+		rec |= CTR_REQ_U;
+	if (ctl & CTRCTL_S)
+		rec |= CTR_REQ_S;
+	if (!rec || !caps->type)
+		return rec;
+	if (ctl & CTRCTL_RASEMU)
+		return rec | CTR_TYPES_CALLSTACK;
+	for (t = 0; t < CTR_NR_TYPES; t++)
+		if (ctr_type_inhibit[t] && !(ctl & ctr_type_inhibit[t]))
+			rec |= BIT(t);
+	if (ctl & CTRCTL_NTBREN)
+		rec |= CTR_T(BRANCH_NT);
+	return rec;
+}
+
 /* The decoded value of a record's cycle count, 0 when it is not valid. */
 static __always_inline u32 ctr_cycles(u64 data)
 {
@@ -871,6 +910,8 @@ static void ctr_init_words(void)
 	ctr_words.pred[0] = b.w[2];
 	b = (union ctr_branch){ .e.mispred = 1 };
 	ctr_words.pred[1] = b.w[2];
+	/* ctr_read_all() shifts predicted into mispred. */
+	WARN_ON(ctr_words.pred[0] >> 1 != ctr_words.pred[1]);
 	b = (union ctr_branch){ .e.priv = PERF_BR_PRIV_USER };
 	ctr_words.priv[0] = b.w[2];
 	b = (union ctr_branch){ .e.priv = PERF_BR_PRIV_KERNEL };
@@ -995,26 +1036,105 @@ __ctr_decode(const struct riscv_ctr_csr_model *m,
 }
 
 /*
+ * The records of entries @sel on, at most @nr of them, when all are
+ * wanted and only the flags word's mispredict bits (@flags) and cycle
+ * counts (@cycles) are asked for: the common sample. Nothing is left out,
+ * so each record is stored as it is read, and ctrdata is only read for
+ * the cycle count. In a perf branch entry's flags word, mispred is the
+ * bit below predicted (ctr_init_words() checks it): MISP shifts one into
+ * the other.
+ */
+static __always_inline unsigned int
+ctr_read_all(const struct riscv_ctr_csr_model *m, unsigned long sel,
+	     unsigned int nr, bool flags, bool cycles,
+	     struct perf_branch_entry *out)
+{
+	union ctr_branch *e = (union ctr_branch *)out, *end = e + nr;
+	const u64 pred = flags ? ctr_words.pred[0] : 0;
+	const unsigned int shift = ctr_words.cycles_shift;
+	u64 from, to, data, word;
+
+	if (!nr)
+		return 0;
+	do {
+		__ctr_csr_write(m, CSR_SISELECT, sel++);
+		from = __ctr_csr_read(m, CSR_SIREG);
+		if (!(from & CTRSOURCE_VALID))
+			break;
+		to = __ctr_csr_read(m, CSR_SIREG2);
+		word = pred >> (to & CTRTARGET_MISP);
+		if (cycles) {
+			data = __ctr_csr_read(m, CSR_SIREG3);
+			if (data & CTRDATA_CCV)
+				word |= (u64)umin(ctr_cycles(data), U16_MAX) << shift;
+		}
+		e->w[0] = from & CTR_PC_MASK;
+		e->w[1] = to & CTR_PC_MASK;
+		e->w[2] = word;
+	} while (++e < end);
+	return e - (union ctr_branch *)out;
+}
+
+/* ctr_read_all() on the hart, one copy for each set of fields. */
+static unsigned int ctr_read_all_hart(unsigned long sel, unsigned int nr,
+				      bool flags, bool cycles,
+				      struct perf_branch_entry *out)
+{
+	if (flags && cycles)
+		return ctr_read_all(NULL, sel, nr, true, true, out);
+	if (flags)
+		return ctr_read_all(NULL, sel, nr, true, false, out);
+	if (cycles)
+		return ctr_read_all(NULL, sel, nr, false, true, out);
+	return ctr_read_all(NULL, sel, nr, false, false, out);
+}
+
+/*
  * Turn the records an event asked for into perf branch entries in @out,
  * reading them from the frozen buffer, from logical entry @first on and
  * at most @max of them; return how many. @request is the event's,
+ * @recorded what the buffer may hold (riscv_ctr_recorded()),
  * @branch_sample_type says which fields to fill in, @caps which of them
  * the hart records. *@youngest becomes the logical entry of the first
  * record taken when those taken are consecutive in the buffer, else -1:
  * only then does a sample have a hardware index (see riscv_ctr_sample()).
  *
  * This runs for every record of every sample: one pass over the hart's
- * registers, each entry built in registers and stored once.
+ * registers, each entry built in registers and stored once. When the
+ * event wants everything the buffer may hold, the usual case of one
+ * branch event on a CPU, no record is left out and none needs looking
+ * at: they are copied as they come.
  * Interrupts are off: siselect is shared with the AIA.
  */
 VISIBLE_IF_KUNIT unsigned int
-riscv_ctr_decode(const struct riscv_ctr_caps *caps, unsigned int first,
-		 unsigned int max, u32 request, u64 branch_sample_type,
-		 struct perf_branch_entry *out, int *youngest)
+riscv_ctr_decode(const struct riscv_ctr_caps *caps, u32 recorded,
+		 unsigned int first, unsigned int max, u32 request,
+		 u64 branch_sample_type, struct perf_branch_entry *out,
+		 int *youngest)
 {
 	const struct riscv_ctr_csr_model *m = ctr_model();
+	const u64 bst = branch_sample_type;
+	unsigned int nr;
+	bool flags, cycles;
 
 	BUILD_BUG_ON(sizeof(union ctr_branch) != sizeof(struct perf_branch_entry));
+
+	if (!(recorded & ~request & CTR_REQ_PICKED) &&
+	    !(bst & (PERF_SAMPLE_BRANCH_TYPE_SAVE |
+		     PERF_SAMPLE_BRANCH_PRIV_SAVE))) {
+		flags = caps->misp && !(bst & PERF_SAMPLE_BRANCH_NO_FLAGS);
+		cycles = caps->cycles && !(bst & PERF_SAMPLE_BRANCH_NO_CYCLES);
+		nr = first < caps->entries ? min(max, caps->entries - first) : 0;
+		if (m)
+			nr = ctr_read_all(m, CTR_ENTRY_SISELECT + first, nr,
+					  flags, cycles, out);
+		else
+			nr = ctr_read_all_hart(CTR_ENTRY_SISELECT + first, nr,
+					       flags, cycles, out);
+		*youngest = nr ? first : -1;
+		return nr;
+	}
+
 	/* Two copies: the hart's own has no test of the model left in it. */
 	if (m)
 		return __ctr_decode(m, caps, first, max, request,
@@ -1077,6 +1197,7 @@ static void ctr_start_afresh(struct ctr_cpu *cc)
 {
 	riscv_ctr_clear();
 	ctr_set_owner(cc);
+	cc->recorded = cc->ctl_recorded;
 }
 
 /* Record what the CPU's events ask for, or nothing when it has none. */
@@ -1096,6 +1217,8 @@ static void ctr_program(struct ctr_cpu *cc)
 
 	ctr_csr_write(CSR_SCTRCTL, ctl);
 	cc->ctl = ctl;
+	cc->ctl_recorded = riscv_ctr_recorded(&ctr_caps, ctl);
+	cc->recorded |= cc->ctl_recorded;
 	/* What runs while nothing is recorded leaves a gap: forget the owner. */
 	if (!ctl)
 		cc->owner = NULL;
@@ -1452,8 +1575,8 @@ void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
 		cc->ready = true;
 	}
 
-	cc->stack.nr = riscv_ctr_decode(&ctr_caps, cc->first, max,
-					event->hw.branch_reg.config,
+	cc->stack.nr = riscv_ctr_decode(&ctr_caps, cc->recorded, cc->first,
+					max, event->hw.branch_reg.config,
 					event->attr.branch_sample_type,
 					cc->stack.entries, &youngest);
 	/*
@@ -1527,7 +1650,8 @@ static int riscv_ctr_snapshot(struct perf_branch_entry *entries,
 		ctr_csr_write(CSR_SCTRCTL, 0);
 
 	if (ctr_owned(cc))
-		nr = riscv_ctr_decode(&ctr_caps, 0, min(cnt, ctr_caps.entries),
+		nr = riscv_ctr_decode(&ctr_caps, cc->recorded, 0,
+				      min(cnt, ctr_caps.entries),
 				      all, PERF_SAMPLE_BRANCH_TYPE_SAVE |
 				      PERF_SAMPLE_BRANCH_PRIV_SAVE,
 				      entries, &youngest);

@@ -69,6 +69,8 @@ struct riscv_ctr_caps {
 #define CTR_REQ_CALLSTACK_BIT	(CTR_NR_TYPES + 2)
 #define CTR_REQ_CALLSTACK	BIT(CTR_REQ_CALLSTACK_BIT)
 #define CTR_REQ_BITS		(CTR_NR_TYPES + 3)
+/* What software picks records by: their type and the modes of their ends. */
+#define CTR_REQ_PICKED		(CTR_REQ_TYPES | CTR_REQ_U | CTR_REQ_S)
 
 /*
  * perf_event_attr.config2 of the core PMU: record not-taken conditional
@@ -149,7 +151,8 @@ unsigned int riscv_ctr_after_irq(const struct riscv_ctr_caps *caps, u64 ctl,
 unsigned int riscv_ctr_save(struct riscv_ctr_entry *raw, u32 *status);
 void riscv_ctr_restore(const struct riscv_ctr_entry *raw, unsigned int nr,
 		       u32 status);
-unsigned int riscv_ctr_decode(const struct riscv_ctr_caps *caps,
+u32 riscv_ctr_recorded(const struct riscv_ctr_caps *caps, u64 ctl);
+unsigned int riscv_ctr_decode(const struct riscv_ctr_caps *caps, u32 recorded,
 			      unsigned int first, unsigned int max,
 			      u32 request, u64 branch_sample_type,
 			      struct perf_branch_entry *out, int *youngest);

@@ -567,15 +567,17 @@ static void ctr_test_read_synthetic(struct kunit *test)
 		  CTR_TYPE_CORSWAP | CTRDATA_CCV | CTRDATA_CC },
 	};
 	struct riscv_ctr_caps caps = ctr_test_full;
-	struct perf_branch_entry *out, *all, *one;
-	unsigned int i, n, nall, none;
+	struct perf_branch_entry *out, *all, *one, *fast;
+	unsigned int i, n, nall, none, nfast;
 	unsigned long flags;
-	int y;
+	int y, yfast;
 
 	caps.entries = riscv_ctr_num_branches();
 	out = kunit_kcalloc(test, caps.entries, sizeof(*out), GFP_KERNEL);
 	all = kunit_kcalloc(test, caps.entries, sizeof(*all), GFP_KERNEL);
 	one = kunit_kcalloc(test, caps.entries, sizeof(*one), GFP_KERNEL);
+	fast = kunit_kcalloc(test, caps.entries, sizeof(*fast), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fast);
 	KUNIT_ASSERT_NOT_NULL(test, out);
 	KUNIT_ASSERT_NOT_NULL(test, all);
 	KUNIT_ASSERT_NOT_NULL(test, one);
@@ -585,16 +587,20 @@ static void ctr_test_read_synthetic(struct kunit *test)
 	riscv_ctr_clear();
 	for (i = 0; i < ARRAY_SIZE(in); i++)
 		ctr_test_write(i, &in[i]);
-	n = riscv_ctr_decode(&caps, 0, caps.entries, CTR_REQ_TYPES | CTR_REQ_U,
+	n = riscv_ctr_decode(&caps, CTR_REQ_PICKED, 0, caps.entries,
+			     CTR_REQ_TYPES | CTR_REQ_U,
 			     PERF_SAMPLE_BRANCH_TYPE_SAVE |
 			     PERF_SAMPLE_BRANCH_PRIV_SAVE, out, &y);
-	nall = riscv_ctr_decode(&caps, 0, caps.entries,
-				CTR_REQ_TYPES | CTR_REQ_U | CTR_REQ_S,
-				PERF_SAMPLE_BRANCH_NO_FLAGS |
+	nall = riscv_ctr_decode(&caps, CTR_REQ_PICKED, 0, caps.entries,
+				CTR_REQ_PICKED, PERF_SAMPLE_BRANCH_NO_FLAGS |
 				PERF_SAMPLE_BRANCH_NO_CYCLES |
 				PERF_SAMPLE_BRANCH_PRIV_SAVE, all, &y);
 	/* From logical entry 2 on, at most one record. */
-	none = riscv_ctr_decode(&caps, 2, 1, CTR_REQ_TYPES | CTR_REQ_S, 0, one, &y);
+	none = riscv_ctr_decode(&caps, CTR_REQ_PICKED, 2, 1,
+				CTR_REQ_TYPES | CTR_REQ_S, 0, one, &y);
+	/* Everything wanted, flags and cycles: copied as they come. */
+	nfast = riscv_ctr_decode(&caps, CTR_REQ_U | CTR_REQ_S, 0, caps.entries,
+				 CTR_REQ_PICKED, 0, fast, &yfast);
 	riscv_ctr_clear();
 	local_irq_restore(flags);
 
@@ -629,6 +635,23 @@ static void ctr_test_read_synthetic(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, one[0].from, k | 0x1000);
 	KUNIT_EXPECT_EQ(test, (u32)one[0].cycles, 0);
 	KUNIT_EXPECT_EQ(test, y, 2);
+
+	KUNIT_ASSERT_EQ(test, nfast, 4);
+	KUNIT_EXPECT_EQ(test, yfast, 0);
+	for (i = 0; i < nfast; i++) {
+		KUNIT_EXPECT_EQ(test, fast[i].from, in[i].source & CTR_PC_MASK);
+		KUNIT_EXPECT_EQ(test, fast[i].to, in[i].target & CTR_PC_MASK);
+		KUNIT_EXPECT_EQ(test, (u32)fast[i].mispred,
+				(u32)(in[i].target & CTRTARGET_MISP));
+		KUNIT_EXPECT_EQ(test, (u32)fast[i].predicted,
+				(u32)!(in[i].target & CTRTARGET_MISP));
+		KUNIT_EXPECT_EQ(test, (u32)fast[i].type, 0);
+		KUNIT_EXPECT_EQ(test, (u32)fast[i].priv, 0);
+	}
+	KUNIT_EXPECT_EQ(test, (u32)fast[0].cycles, (4096 + 5) << 1);
+	KUNIT_EXPECT_EQ(test, (u32)fast[1].cycles, 100);
+	KUNIT_EXPECT_EQ(test, (u32)fast[2].cycles, 0);
+	KUNIT_EXPECT_EQ(test, (u32)fast[3].cycles, 0xffff);
 }
 
 /*
@@ -1104,7 +1127,8 @@ static unsigned int ctr_test_decode(const struct riscv_ctr_caps *caps,
 	unsigned int n;
 
 	saved = ctr_test_load(&ctr_model_harts[0], raw, nr);
-	n = riscv_ctr_decode(caps, 0, caps->entries, request, bst, out, youngest);
+	n = riscv_ctr_decode(caps, CTR_REQ_PICKED, 0, caps->entries, request,
+			     bst, out, youngest);
 	WRITE_ONCE(riscv_ctr_test_model, saved);
 	return n;
 }
@@ -1428,9 +1452,37 @@ static unsigned int ctr_model_expect(const struct ctr_model_hart *h,
 	return n;
 }
 
+/* Are @n records in @got those of @want, field by field? */
+static void ctr_model_compare(struct kunit *test, const char *what,
+			      const struct perf_branch_entry *got,
+			      unsigned int n,
+			      const struct perf_branch_entry *want,
+			      unsigned int nwant)
+{
+	unsigned int j;
+
+	KUNIT_EXPECT_EQ_MSG(test, n, nwant, "%s", what);
+	KUNIT_EXPECT_GT_MSG(test, n, 0, "%s", what);
+	for (j = 0; j < min(n, nwant); j++) {
+		if (!memcmp(&got[j], &want[j], sizeof(got[j])))
+			continue;
+		KUNIT_FAIL(test, "%s, record %u: %#llx -> %#llx %s",
+			   what, j, got[j].from, got[j].to,
+			   "(type, mispred, predicted, cycles, priv):");
+		KUNIT_FAIL(test, "got %u %u %u %u %u, want %#llx -> %#llx %u %u %u %u %u",
+			   got[j].type, got[j].mispred, got[j].predicted,
+			   got[j].cycles, got[j].priv, want[j].from, want[j].to,
+			   want[j].type, want[j].mispred, want[j].predicted,
+			   want[j].cycles, want[j].priv);
+		break;
+	}
+}
+
 /*
  * Run the known workload on the model hart as each event the hart takes
- * would have it record, then read and decode as a sample does.
+ * would have it record, then read and decode as a sample does: with the
+ * type and privilege fields, and without them, where an event that wants
+ * everything the hart recorded takes the records as they come.
  */
 static void ctr_model_records_check(struct kunit *test)
 {
@@ -1438,9 +1490,10 @@ static void ctr_model_records_check(struct kunit *test)
 	const u64 fields = PERF_SAMPLE_BRANCH_TYPE_SAVE | PERF_SAMPLE_BRANCH_PRIV_SAVE;
 	struct perf_branch_entry *got, *want;
 	struct riscv_ctr_caps caps;
-	unsigned int i, j, x, n, nwant, checked = 0;
+	unsigned int i, j, x, n, nwant, checked = 0, whole = 0;
 	int youngest;
-	u32 req;
+	u32 req, rec;
+	u64 ctl;
 
 	if (riscv_ctr_probe_caps(CTR_MAX_ENTRIES, &caps))
 		kunit_skip(test, "%s: the driver stays idle (probe test)", h->name);
@@ -1456,7 +1509,9 @@ static void ctr_model_records_check(struct kunit *test)
 		if (riscv_ctr_check(&caps, a->bst, a->not_taken, &req))
 			continue;
 		/* As riscv_ctr_add() programs the hart, and a switch wipes it. */
-		ctr_model_write(CSR_SCTRCTL, riscv_ctr_ctl(&caps, req));
+		ctl = riscv_ctr_ctl(&caps, req);
+		rec = riscv_ctr_recorded(&caps, ctl);
+		ctr_model_write(CSR_SCTRCTL, ctl);
 		ctr_model_clear();
 		ctr_model.status = 0;
 		for (x = 0; x < CTR_MODEL_XFERS; x++) {
@@ -1468,27 +1523,28 @@ static void ctr_model_records_check(struct kunit *test)
 		nwant = ctr_model_expect(h, a, caps.entries, want);
 		ctr_model_write(CSR_SCTRCTL, 0);
 
-		n = riscv_ctr_decode(&caps, 0, caps.entries, req,
+		n = riscv_ctr_decode(&caps, rec, 0, caps.entries, req,
 				     a->bst | fields, got, &youngest);
-		KUNIT_EXPECT_EQ_MSG(test, n, nwant, "%s", a->what);
-		KUNIT_EXPECT_GT_MSG(test, n, 0, "%s", a->what);
-		for (j = 0; j < min(n, nwant); j++) {
-			if (!memcmp(&got[j], &want[j], sizeof(got[j])))
-				continue;
-			KUNIT_FAIL(test, "%s, record %u: %#llx -> %#llx %s",
-				   a->what, j, got[j].from, got[j].to,
-				   "(type, mispred, predicted, cycles):");
-			KUNIT_FAIL(test, "got %u %u %u %u, want %#llx -> %#llx %u %u %u %u",
-				   got[j].type, got[j].mispred, got[j].predicted,
-				   got[j].cycles, want[j].from, want[j].to,
-				   want[j].type, want[j].mispred,
-				   want[j].predicted, want[j].cycles);
-			break;
+		ctr_model_compare(test, a->what, got, n, want, nwant);
+
+		for (j = 0; j < nwant; j++) {
+			want[j].type = 0;
+			want[j].new_type = 0;
+			want[j].priv = 0;
+		}
+		n = riscv_ctr_decode(&caps, rec, 0, caps.entries, req, a->bst,
+				     got, &youngest);
+		ctr_model_compare(test, a->what, got, n, want, nwant);
+		if (!(rec & ~req & CTR_REQ_PICKED)) {
+			/* Nothing left out: the youngest record is logical 0. */
+			KUNIT_EXPECT_EQ_MSG(test, youngest, 0, "%s", a->what);
+			whole++;
 		}
 		checked++;
 	}
-	/* Every hart takes at least -j any. */
+	/* Every hart takes at least -j any, which wants all it records. */
 	KUNIT_EXPECT_GE(test, checked, 3);
+	KUNIT_EXPECT_GE(test, whole, 1);
 }
 
 static struct kunit_case ctr_model_cases[] = {

@@ -29,7 +29,7 @@ make -s -C "$src/tools/testing/selftests/riscv/ctr" ARCH=riscv \
 # KVM's selftests of what a guest sees of CTR, and two that must keep
 # passing beside them; static, like the kernel tree builds them.
 kvm=$CTR_CACHE/kvm-selftests
-kvm_tests="riscv/ctr_test riscv/sbi_pmu_test get-reg-list"
+kvm_tests="riscv/ctr_test riscv/ctr_guest_test riscv/sbi_pmu_test get-reg-list"
 make -s -C "$src/tools/testing/selftests/kvm" ARCH=riscv \
 	CROSS_COMPILE=$CROSS OUTPUT="$kvm" \
 	KHDR_INCLUDES="-isystem $hdr/include" LDFLAGS=-static \
@@ -38,6 +38,9 @@ mkdir -p "$bins/kvm"
 for t in $kvm_tests; do
 	install -C -m 755 "$kvm/$t" "$bins/kvm/"
 done
+# The guest sequences of ctr_guest_test, which no host record may hold.
+${CROSS}nm "$bins/kvm/ctr_guest_test" | grep ' ctr_[ab]' \
+	>"$bins/kvm/ctr_guest_test.syms"
 # The perf tool tests check records against the workload's symbols.
 ${CROSS}nm "$bins/workload" | grep ' ctr_wl' >"$bins/workload.syms"
 # perf-ctr's static riscv64 build (record, script, check), when the host

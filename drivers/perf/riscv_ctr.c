@@ -231,6 +231,13 @@ struct ctr_cpu {
 	struct task_struct *owner;
 	struct mm_struct *owner_mm;
 
+	/*
+	 * The vCPU whose records the buffer holds while KVM has it loaded on
+	 * this CPU (riscv_ctr_guest_load()): the host records nothing then,
+	 * and touches neither the buffer nor FROZEN.
+	 */
+	struct riscv_ctr_guest *guest;
+
 	/* Recording was stopped in software at this overflow, not frozen. */
 	bool stopped;
 	/* The PC the overflow interrupt interrupted. */
@@ -305,6 +312,8 @@ __ctr_csr_read(const struct riscv_ctr_csr_model *m, unsigned int csr)
 		return csr_read(CSR_SCTRSTATUS);
 	case CSR_SCTRDEPTH:
 		return csr_read(CSR_SCTRDEPTH);
+	case CSR_VSCTRCTL:
+		return csr_read(CSR_VSCTRCTL);
 	case CSR_SIREG:
 		return csr_read(CSR_SIREG);
 	case CSR_SIREG2:
@@ -1195,6 +1204,8 @@ static void ctr_set_owner(struct ctr_cpu *cc)
 /* Start the buffer afresh for the task now on this CPU. */
 static void ctr_start_afresh(struct ctr_cpu *cc)
 {
+	if (cc->guest)
+		return;
 	riscv_ctr_clear();
 	ctr_set_owner(cc);
 	cc->recorded = cc->ctl_recorded;
@@ -1215,7 +1226,8 @@ static void ctr_program(struct ctr_cpu *cc)
 	if (ctl == cc->ctl)
 		return;
 
-	ctr_csr_write(CSR_SCTRCTL, ctl);
+	if (!cc->guest)
+		ctr_csr_write(CSR_SCTRCTL, ctl);
 	cc->ctl = ctl;
 	cc->ctl_recorded = riscv_ctr_recorded(&ctr_caps, ctl);
 	cc->recorded |= cc->ctl_recorded;
@@ -1423,7 +1435,8 @@ void riscv_ctr_sched_task(struct perf_event_pmu_context *pmu_ctx,
 
 	lockdep_assert_irqs_disabled();
 
-	if (!cc->ctl)
+	/* A vCPU's buffer goes with KVM's vcpu_put, right after this. */
+	if (!cc->ctl || cc->guest)
 		return;
 	if (!(cc->ctl & CTRCTL_RASEMU)) {
 		if (sched_in)
@@ -1444,7 +1457,7 @@ static struct ctr_cpu *ctr_recording_cpu(void)
 	if (!ctr_caps.entries)
 		return NULL;
 	cc = this_cpu_ptr(ctr_cpus);
-	return cc->users ? cc : NULL;
+	return cc->users && !cc->guest ? cc : NULL;
 }
 
 /**
@@ -1558,6 +1571,14 @@ void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
 	unsigned int max = ctr_sample_max(event);
 	int youngest;
 
+	/* The buffer is a guest's: the host's task recorded nothing. */
+	if (cc->guest) {
+		cc->stack.nr = 0;
+		cc->stack.hw_idx = -1ULL;
+		perf_sample_save_brstack(data, event, &cc->stack, NULL);
+		return;
+	}
+
 	/*
 	 * The buffer may hold what another task or image left when a path
 	 * perf takes added no event and switched no task, exec for one: give
@@ -1644,7 +1665,7 @@ static int riscv_ctr_snapshot(struct perf_branch_entry *entries,
 		status = ctr_status_read_set(SCTRSTATUS_FROZEN);
 	local_irq_save(flags);
 	cc = this_cpu_ptr(ctr_cpus);
-	if (!cc->ctl)
+	if (!cc->ctl || cc->guest)
 		goto out;
 	if (!ctr_caps.frozen_writable)
 		ctr_csr_write(CSR_SCTRCTL, 0);
@@ -1694,6 +1715,9 @@ void riscv_ctr_guest_enter(void)
 	if (!ctr_caps.entries)
 		return;
 	cc = this_cpu_ptr(ctr_cpus);
+	/* A vCPU with CTR of its own: the buffer holds its records only. */
+	if (cc->guest)
+		return;
 	if (cc->ctl) {
 		if (cc->ctl & CTRCTL_RASEMU)
 			ctr_save_stack(cc, current);
@@ -1718,6 +1742,8 @@ void riscv_ctr_guest_exit(void)
 	if (!ctr_caps.entries)
 		return;
 	cc = this_cpu_ptr(ctr_cpus);
+	if (cc->guest)
+		return;
 	riscv_ctr_clear();
 	if (!cc->ctl)
 		return;
@@ -1729,3 +1755,190 @@ void riscv_ctr_guest_exit(void)
 		ctr_csr_write(CSR_SCTRCTL, cc->ctl);
 }
 EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_exit);
+
+/*
+ * A guest that KVM offers Ssctr records into the one buffer of the hart
+ * it runs on, through vsctrctl (its sctrctl), sctrstatus and the entry
+ * window, all without exits. KVM lends it the buffer for as long as the
+ * vCPU is loaded on a CPU: riscv_ctr_guest_load() puts the vCPU's state
+ * in, and stops the host's recording; riscv_ctr_guest_put() takes the
+ * state out, wipes the buffer and lets the host record again. Host
+ * samples taken meanwhile carry no records (the vCPU thread's host side
+ * is not recorded), as the host's records are never the guest's to read.
+ * sctrdepth always traps from a guest; KVM emulates it here, within the
+ * depths the host offers.
+ */
+
+/**
+ * struct riscv_ctr_guest - a vCPU's CTR state while it is not loaded
+ * @vsctrctl: its sctrctl
+ * @status: sctrstatus, FROZEN and WRPTR
+ * @depth: the sctrdepth.DEPTH it selected
+ * @nr: the valid records in @raw
+ * @raw: the records, youngest first
+ */
+struct riscv_ctr_guest {
+	u64 vsctrctl;
+	u32 status;
+	u32 depth;
+	unsigned int nr;
+	struct riscv_ctr_entry raw[];
+};
+
+/**
+ * riscv_ctr_guest_supported() - can KVM offer Ssctr to its guests
+ *
+ * Return: true when the harts have CTR, the H extension and the driver
+ * recording for the host.
+ */
+bool riscv_ctr_guest_supported(void)
+{
+	return ctr_caps.entries && ctr_caps.type &&
+	       riscv_has_extension_unlikely(RISCV_ISA_EXT_H);
+}
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_supported);
+
+/**
+ * riscv_ctr_guest_alloc() - the CTR state of a new vCPU
+ *
+ * Return: an empty buffer of the host's depth, recording nothing, or NULL.
+ */
+struct riscv_ctr_guest *riscv_ctr_guest_alloc(void)
+{
+	struct riscv_ctr_guest *g;
+
+	g = kzalloc(struct_size(g, raw, ctr_caps.entries), GFP_KERNEL_ACCOUNT);
+	if (g)
+		g->depth = ctr_caps.depth;
+	return g;
+}
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_alloc);
+
+/**
+ * riscv_ctr_guest_free() - free a vCPU's CTR state
+ * @g: the state, or NULL
+ */
+void riscv_ctr_guest_free(struct riscv_ctr_guest *g)
+{
+	kfree(g);
+}
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_free);
+
+/**
+ * riscv_ctr_guest_load() - lend this CPU's buffer to a vCPU KVM loads
+ * @g: the vCPU's state
+ *
+ * Called by KVM with preemption off, when the vCPU is loaded on this CPU.
+ * The host's recording stops, a call stack leaves as at a context
+ * switch, and the vCPU's records, status, depth and sctrctl go in.
+ */
+void riscv_ctr_guest_load(struct riscv_ctr_guest *g)
+{
+	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if (cc->ctl) {
+		if (cc->ctl & CTRCTL_RASEMU)
+			ctr_save_stack(cc, current);
+		ctr_csr_write(CSR_SCTRCTL, 0);
+	}
+	if (g->depth != ctr_caps.depth)
+		ctr_csr_write(CSR_SCTRDEPTH, g->depth);
+	/* Nothing records now: the status goes first, then the records. */
+	riscv_ctr_restore(g->raw, g->nr, g->status);
+	if (g->status & SCTRSTATUS_FROZEN)
+		ctr_status_read_set(SCTRSTATUS_FROZEN);
+	ctr_csr_write(CSR_VSCTRCTL, g->vsctrctl);
+	cc->guest = g;
+	local_irq_restore(flags);
+}
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_load);
+
+/**
+ * riscv_ctr_guest_put() - take a vCPU's records back from this CPU
+ * @g: the vCPU's state
+ *
+ * Called by KVM with preemption off, when the vCPU leaves this CPU. The
+ * buffer is wiped and the host records again, afresh.
+ */
+void riscv_ctr_guest_put(struct riscv_ctr_guest *g)
+{
+	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if (WARN_ON_ONCE(cc->guest != g))
+		goto out;
+	g->vsctrctl = ctr_csr_read(CSR_VSCTRCTL);
+	ctr_csr_write(CSR_VSCTRCTL, 0);
+	g->nr = riscv_ctr_save(g->raw, &g->status);
+	riscv_ctr_clear();
+	ctr_csr_write(CSR_SCTRSTATUS, 0);
+	if (g->depth != ctr_caps.depth)
+		ctr_csr_write(CSR_SCTRDEPTH, ctr_caps.depth);
+	cc->guest = NULL;
+	if (cc->ctl) {
+		ctr_csr_write(CSR_SCTRCTL, cc->ctl);
+		cc->recorded = cc->ctl_recorded;
+		if (cc->ctl & CTRCTL_RASEMU)
+			ctr_restore_stack(cc, current);
+		else
+			ctr_set_owner(cc);
+	}
+out:
+	local_irq_restore(flags);
+}
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_put);
+
+/**
+ * riscv_ctr_guest_depth() - the sctrdepth of a vCPU, as KVM emulates it
+ * @g: the vCPU's state; the vCPU is the current thread's
+ * @new_val: the value the guest writes, under @wr_mask
+ * @wr_mask: the bits written, 0 for a read
+ *
+ * DEPTH is WARL: a depth the host cannot hold keeps the one before.
+ * As on a hart, the buffer's contents are the guest's to clear after a
+ * change.
+ *
+ * Return: the value of sctrdepth before the write.
+ */
+unsigned long riscv_ctr_guest_depth(struct riscv_ctr_guest *g,
+				    unsigned long new_val,
+				    unsigned long wr_mask)
+{
+	unsigned long old = g->depth, depth;
+	struct ctr_cpu *cc;
+
+	depth = FIELD_GET(SCTRDEPTH_DEPTH, (old & ~wr_mask) | (new_val & wr_mask));
+	if (depth == old || depth > ctr_caps.depth ||
+	    !(ctr_caps.depths & BIT(depth)))
+		return old;
+
+	cc = get_cpu_ptr(ctr_cpus);
+	g->depth = depth;
+	if (cc->guest == g)
+		ctr_csr_write(CSR_SCTRDEPTH, depth);
+	put_cpu_ptr(ctr_cpus);
+	return old;
+}
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_depth);
+
+/**
+ * riscv_ctr_guest_overflow() - a counter of the guest overflowed
+ * @g: the vCPU's state
+ *
+ * Called by KVM as it raises the guest's counter overflow interrupt, on
+ * the CPU the vCPU runs on: the hart freezes the host's buffer on its own
+ * overflows only, so the guest's freeze (its sctrctl.LCOFIFRZ) is done
+ * here, before the guest runs again.
+ */
+void riscv_ctr_guest_overflow(struct riscv_ctr_guest *g)
+{
+	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
+
+	if (cc->guest == g &&
+	    (ctr_csr_read(CSR_VSCTRCTL) & CTRCTL_LCOFIFRZ))
+		ctr_status_read_set(SCTRSTATUS_FROZEN);
+}
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_overflow);

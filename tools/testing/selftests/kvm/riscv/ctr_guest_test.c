@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ctr_guest_test: a guest's own control transfer records (Ssctr).
+ *
+ * With KVM_RISCV_ISA_EXT_SSCTR enabled, the guest records in VS-mode
+ * through its sctrctl and reads its records through the entry window of
+ * siselect/sireg*, without exits; sctrdepth is emulated by KVM.
+ * - One vCPU, while the host samples this thread's branches (user and
+ *   kernel, exclude_guest): every round, the guest records a known
+ *   sequence (a direct call, its return, a direct jump, a taken branch)
+ *   and must read exactly those four records back, youngest first, and
+ *   nothing older; no host sample may carry an address of the sequence.
+ * - Two vCPUs whose threads share one host CPU and take turns, each with a
+ *   sequence of its own: after the other vCPU has run (and recorded) in
+ *   between, each must still read exactly its own four records.
+ * "ctr_guest_test bench N" prints the time of a KVM_RUN round trip (a
+ * vCPU load and put each) with a full buffer moved, and without Ssctr.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <linux/perf_event.h>
+#include <linux/stringify.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kvm_util.h"
+#include "processor.h"
+#include "ucall_common.h"
+#include "../../riscv/ctr/ring.h"
+
+#define ROUNDS		20
+#define CSR_SIREG2	0x152
+#define CSR_SIREG3	0x153
+#define CSR_SCTRDEPTH	0x15f
+#define CSR_SCTRCTL	0x14e
+#define SCTRCTL_S	(1UL << 1)
+#define CTR_VALID	1UL
+
+/*
+ * A known sequence, recorded between the two writes of sctrctl. Its
+ * records, youngest first: the taken branch (type 5), the direct jump
+ * (11), the return from the leaf (13), the direct call (9).
+ */
+#define CTR_SEQ(n)							\
+asm(".pushsection .text\n"						\
+    ".option push\n"							\
+    ".option norvc\n"							\
+    ".global ctr_" #n "\n"						\
+    "ctr_" #n ":\n"							\
+    "	mv	t0, ra\n"						\
+    "	csrw	0x14e, a0\n"						\
+    ".global ctr_" #n "_call\n"						\
+    "ctr_" #n "_call:\n"						\
+    "	jal	ra, ctr_" #n "_leaf\n"					\
+    ".global ctr_" #n "_back\n"						\
+    "ctr_" #n "_back:\n"						\
+    "	j	ctr_" #n "_jump_to\n"					\
+    "	nop\n"								\
+    ".global ctr_" #n "_jump_to\n"					\
+    "ctr_" #n "_jump_to:\n"						\
+    "	beq	zero, zero, ctr_" #n "_branch_to\n"			\
+    "	nop\n"								\
+    ".global ctr_" #n "_branch_to\n"					\
+    "ctr_" #n "_branch_to:\n"						\
+    "	csrw	0x14e, zero\n"						\
+    "	mv	ra, t0\n"						\
+    "	ret\n"								\
+    ".global ctr_" #n "_leaf\n"						\
+    "ctr_" #n "_leaf:\n"						\
+    "	ret\n"								\
+    ".global ctr_" #n "_end\n"						\
+    "ctr_" #n "_end:\n"							\
+    ".option pop\n"							\
+    ".popsection\n")
+
+CTR_SEQ(a);
+CTR_SEQ(b);
+
+#define CTR_SEQ_DECL(n)							\
+	extern char ctr_##n##_call[], ctr_##n##_back[], ctr_##n##_jump_to[], \
+		    ctr_##n##_branch_to[], ctr_##n##_leaf[], ctr_##n##_end[]; \
+	void ctr_##n(unsigned long sctrctl)
+
+CTR_SEQ_DECL(a);
+CTR_SEQ_DECL(b);
+
+/* The vCPUs take turns, by this counter in guest memory. */
+static unsigned long turn;
+
+static unsigned long guest_csr_read_entry(unsigned int i, unsigned long *to,
+					  unsigned long *data)
+{
+	unsigned long from;
+
+	csr_write(CSR_SISELECT, 0x200 + i);
+	from = csr_read(CSR_SIREG);
+	*to = csr_read(CSR_SIREG2);
+	*data = csr_read(CSR_SIREG3);
+	return from;
+}
+
+/* Exactly the four records of sequence @id, youngest first, and no more. */
+static void guest_check(int id, int round)
+{
+	unsigned long want[4][3] = {
+		{ (unsigned long)(id ? ctr_b_jump_to : ctr_a_jump_to),
+		  (unsigned long)(id ? ctr_b_branch_to : ctr_a_branch_to), 5 },
+		{ (unsigned long)(id ? ctr_b_back : ctr_a_back),
+		  (unsigned long)(id ? ctr_b_jump_to : ctr_a_jump_to), 11 },
+		{ (unsigned long)(id ? ctr_b_leaf : ctr_a_leaf),
+		  (unsigned long)(id ? ctr_b_back : ctr_a_back), 13 },
+		{ (unsigned long)(id ? ctr_b_call : ctr_a_call),
+		  (unsigned long)(id ? ctr_b_leaf : ctr_a_leaf), 9 },
+	};
+	unsigned long from, to, data;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		from = guest_csr_read_entry(i, &to, &data);
+		__GUEST_ASSERT(from == (want[i][0] | CTR_VALID) &&
+			       (to & ~1UL) == want[i][1] &&
+			       (data & 0xf) == want[i][2],
+			       "vCPU %d, round %d, record %d: %lx -> %lx type %lu, want %lx -> %lx type %lu",
+			       id, round, i, from, to, data & 0xf,
+			       want[i][0] | CTR_VALID, want[i][1], want[i][2]);
+	}
+	from = guest_csr_read_entry(4, &to, &data);
+	__GUEST_ASSERT(!(from & CTR_VALID),
+		       "vCPU %d, round %d: a fifth record %lx -> %lx",
+		       id, round, from, to);
+}
+
+static void guest_code(int id, int vcpus)
+{
+	unsigned long depth;
+	int round;
+
+	/* sctrdepth, emulated by KVM: WARL, 16 entries always there. */
+	depth = csr_read(CSR_SCTRDEPTH);
+	GUEST_ASSERT(depth <= 4);
+	csr_write(CSR_SCTRDEPTH, 0);
+	GUEST_ASSERT_EQ(csr_read(CSR_SCTRDEPTH), 0);
+	csr_write(CSR_SCTRDEPTH, depth);
+	GUEST_ASSERT_EQ(csr_read(CSR_SCTRDEPTH), depth);
+
+	for (round = 0; round < ROUNDS; round++) {
+		while (READ_ONCE(turn) % vcpus != id)
+			cpu_relax();
+		asm volatile(".4byte 0x10400073" : : : "memory");	/* SCTRCLR */
+		if (id)
+			ctr_b(SCTRCTL_S);
+		else
+			ctr_a(SCTRCTL_S);
+		guest_check(id, round);
+		WRITE_ONCE(turn, READ_ONCE(turn) + 1);
+		/* The other vCPU runs and records; ours must come back. */
+		while (vcpus > 1 && READ_ONCE(turn) % vcpus != id)
+			cpu_relax();
+		guest_check(id, round);
+		if (vcpus > 1 && round == ROUNDS - 1)
+			WRITE_ONCE(turn, READ_ONCE(turn) + 1);
+		GUEST_SYNC(round);
+	}
+	GUEST_DONE();
+}
+
+static bool in_seq(unsigned long a)
+{
+	return (a >= (unsigned long)ctr_a && a < (unsigned long)ctr_a_end) ||
+	       (a >= (unsigned long)ctr_b && a < (unsigned long)ctr_b_end);
+}
+
+/* Host records with an end in the guest's sequences. */
+static void count_guest(void *arg, const struct ctr_sample *s)
+{
+	unsigned long *n = arg;
+
+	for (__u64 i = 0; i < s->nr; i++)
+		if (in_seq(s->br[i].from) || in_seq(s->br[i].to))
+			(*n)++;
+}
+
+static void run_vcpu(struct kvm_vcpu *vcpu, struct ctr_ring *ring,
+		     unsigned long *leaks)
+{
+	struct ucall uc;
+
+	for (;;) {
+		vcpu_run(vcpu);
+		switch (get_ucall(vcpu, &uc)) {
+		case UCALL_SYNC:
+			break;
+		case UCALL_DONE:
+			return;
+		case UCALL_ABORT:
+			REPORT_GUEST_ASSERT(uc);
+			break;
+		default:
+			TEST_FAIL("unexpected exit %s",
+				  exit_reason_str(vcpu->run->exit_reason));
+		}
+		if (ring)
+			ctr_ring_drain(ring, count_guest, leaks);
+	}
+}
+
+static struct kvm_vm *create_vm(int n, struct kvm_vcpu **vcpus)
+{
+	struct kvm_vm *vm = vm_create_with_vcpus(n, guest_code, vcpus);
+	int i, r;
+
+	for (i = 0; i < n; i++) {
+		r = __vcpu_set_reg(vcpus[i],
+				   RISCV_ISA_EXT_REG(KVM_RISCV_ISA_EXT_SSCTR), 1);
+		__TEST_REQUIRE(!r, "KVM offers no Ssctr: %s", strerror(errno));
+		vcpu_args_set(vcpus[i], 2, i, n);
+	}
+	return vm;
+}
+
+/* One vCPU, and the host sampling its thread's branches meanwhile. */
+static void test_one(void)
+{
+	struct perf_event_attr attr;
+	unsigned long leaks = 0;
+	struct kvm_vcpu *vcpu;
+	struct ctr_ring ring;
+	struct kvm_vm *vm;
+	int fd;
+
+	vm = create_vm(1, &vcpu);
+	ctr_ring_attr(&attr, PERF_COUNT_HW_INSTRUCTIONS, 2000,
+		      PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER |
+		      PERF_SAMPLE_BRANCH_KERNEL);
+	attr.exclude_kernel = 0;
+	attr.exclude_guest = 1;
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+	TEST_ASSERT(fd >= 0, "branch event: %s", strerror(errno));
+	TEST_ASSERT(!ctr_ring_map(&ring, fd, 64, &attr), "mmap: %s",
+		    strerror(errno));
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	run_vcpu(vcpu, &ring, &leaks);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	ctr_ring_drain(&ring, count_guest, &leaks);
+	pr_info("one vCPU: %d rounds of exact records, %lu host samples\n",
+		ROUNDS, ring.samples);
+	TEST_ASSERT(ring.samples, "the host took no sample");
+	TEST_ASSERT(!leaks, "%lu host records are the guest's", leaks);
+	ctr_ring_unmap(&ring);
+	close(fd);
+	kvm_vm_free(vm);
+}
+
+static struct kvm_vcpu *shared_vcpus[2];
+
+static void *vcpu_thread(void *arg)
+{
+	struct kvm_vcpu *vcpu = arg;
+
+	pin_self_to_cpu(0);
+	run_vcpu(vcpu, NULL, NULL);
+	return NULL;
+}
+
+/* Two vCPUs taking turns on one host CPU. */
+static void test_two(void)
+{
+	pthread_t threads[2];
+	struct kvm_vm *vm;
+	int i;
+
+	vm = create_vm(2, shared_vcpus);
+	for (i = 0; i < 2; i++)
+		pthread_create(&threads[i], NULL, vcpu_thread, shared_vcpus[i]);
+	for (i = 0; i < 2; i++)
+		pthread_join(threads[i], NULL);
+	pr_info("two vCPUs on one CPU: %d rounds each, own records only\n",
+		ROUNDS);
+	kvm_vm_free(vm);
+}
+
+/*
+ * ctr_guest_test bench N: the guest fills its buffer when it has Ssctr,
+ * then only exits.
+ */
+static void guest_bench_code(int ssctr)
+{
+	int i;
+
+	if (ssctr) {
+		csr_write(CSR_SCTRCTL, SCTRCTL_S);
+		for (i = 0; i < 1000; i++)
+			asm volatile("" : : : "memory");
+		csr_write(CSR_SCTRCTL, 0);
+	}
+	for (;;)
+		GUEST_SYNC(0);
+}
+
+/* Nanoseconds per KVM_RUN round trip (a vCPU load and put each). */
+static double bench_runs(bool ssctr, int n)
+{
+	struct kvm_vcpu *vcpu;
+	struct timespec a, b;
+	struct kvm_vm *vm;
+	int i;
+
+	vm = vm_create_with_one_vcpu(&vcpu, guest_bench_code);
+	if (ssctr)
+		vcpu_set_reg(vcpu, RISCV_ISA_EXT_REG(KVM_RISCV_ISA_EXT_SSCTR), 1);
+	vcpu_args_set(vcpu, 1, ssctr);
+	vcpu_run(vcpu);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < n; i++)
+		vcpu_run(vcpu);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	kvm_vm_free(vm);
+	return ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n;
+}
+
+int main(int argc, char *argv[])
+{
+	TEST_REQUIRE(!access("/sys/bus/event_source/devices/cpu/caps/branches",
+			     F_OK));
+	if (argc == 3 && !strcmp(argv[1], "bench")) {
+		int n = atoi(argv[2]);
+		double without = bench_runs(false, n), with = bench_runs(true, n);
+
+		printf("kvm_run: %.0f ns without Ssctr, %.0f ns with it (%d runs)\n",
+		       without, with, n);
+		return 0;
+	}
+	test_one();
+	test_two();
+	return 0;
+}

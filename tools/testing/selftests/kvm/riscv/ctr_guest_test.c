@@ -38,7 +38,7 @@
 #define CSR_SIREG3	0x153
 #define CSR_SCTRDEPTH	0x15f
 #define CSR_SCTRCTL	0x14e
-#define SCTRCTL_S	(1UL << 1)
+#define SCTRCTL_S	BIT(1)
 #define CTR_VALID	1UL
 
 /*
@@ -47,44 +47,46 @@
  * (11), the return from the leaf (13), the direct call (9).
  */
 #define CTR_SEQ(n)							\
-asm(".pushsection .text\n"						\
-    ".option push\n"							\
-    ".option norvc\n"							\
-    ".global ctr_" #n "\n"						\
-    "ctr_" #n ":\n"							\
-    "	mv	t0, ra\n"						\
-    "	csrw	0x14e, a0\n"						\
-    ".global ctr_" #n "_call\n"						\
-    "ctr_" #n "_call:\n"						\
-    "	jal	ra, ctr_" #n "_leaf\n"					\
-    ".global ctr_" #n "_back\n"						\
-    "ctr_" #n "_back:\n"						\
-    "	j	ctr_" #n "_jump_to\n"					\
-    "	nop\n"								\
-    ".global ctr_" #n "_jump_to\n"					\
-    "ctr_" #n "_jump_to:\n"						\
-    "	beq	zero, zero, ctr_" #n "_branch_to\n"			\
-    "	nop\n"								\
-    ".global ctr_" #n "_branch_to\n"					\
-    "ctr_" #n "_branch_to:\n"						\
-    "	csrw	0x14e, zero\n"						\
-    "	mv	ra, t0\n"						\
-    "	ret\n"								\
-    ".global ctr_" #n "_leaf\n"						\
-    "ctr_" #n "_leaf:\n"						\
-    "	ret\n"								\
-    ".global ctr_" #n "_end\n"						\
-    "ctr_" #n "_end:\n"							\
-    ".option pop\n"							\
-    ".popsection\n")
+	asm(".pushsection .text\n"					\
+	    ".option push\n"						\
+	    ".option norvc\n"						\
+	    ".global ctr_" #n "\n"					\
+	    "ctr_" #n ":\n"						\
+	    "	mv	t0, ra\n"					\
+	    "	csrw	0x14e, a0\n"					\
+	    ".global ctr_" #n "_call\n"					\
+	    "ctr_" #n "_call:\n"					\
+	    "	jal	ra, ctr_" #n "_leaf\n"				\
+	    ".global ctr_" #n "_back\n"					\
+	    "ctr_" #n "_back:\n"					\
+	    "	j	ctr_" #n "_jump_to\n"				\
+	    "	nop\n"							\
+	    ".global ctr_" #n "_jump_to\n"				\
+	    "ctr_" #n "_jump_to:\n"					\
+	    "	beq	zero, zero, ctr_" #n "_branch_to\n"		\
+	    "	nop\n"							\
+	    ".global ctr_" #n "_branch_to\n"				\
+	    "ctr_" #n "_branch_to:\n"					\
+	    "	csrw	0x14e, zero\n"					\
+	    "	mv	ra, t0\n"					\
+	    "	ret\n"							\
+	    ".global ctr_" #n "_leaf\n"					\
+	    "ctr_" #n "_leaf:\n"					\
+	    "	ret\n"							\
+	    ".global ctr_" #n "_end\n"					\
+	    "ctr_" #n "_end:\n"						\
+	    ".option pop\n"						\
+	    ".popsection\n")
 
 CTR_SEQ(a);
 CTR_SEQ(b);
 
+/* The sequence's labels, as functions: only their addresses are used. */
 #define CTR_SEQ_DECL(n)							\
-	extern char ctr_##n##_call[], ctr_##n##_back[], ctr_##n##_jump_to[], \
-		    ctr_##n##_branch_to[], ctr_##n##_leaf[], ctr_##n##_end[]; \
-	void ctr_##n(unsigned long sctrctl)
+	void ctr_##n(unsigned long sctrctl), ctr_##n##_call(void),	\
+	     ctr_##n##_back(void), ctr_##n##_jump_to(void),		\
+	     ctr_##n##_branch_to(void), ctr_##n##_leaf(void),		\
+	     ctr_##n##_end(void)
 
 CTR_SEQ_DECL(a);
 CTR_SEQ_DECL(b);

@@ -1646,7 +1646,6 @@ void riscv_ctr_unfreeze(void)
 static int riscv_ctr_snapshot(struct perf_branch_entry *entries,
 			      unsigned int cnt)
 {
-	const u32 all = CTR_REQ_TYPES | CTR_REQ_U | CTR_REQ_S;
 	unsigned long flags, status = SCTRSTATUS_FROZEN;
 	struct ctr_cpu *cc;
 	unsigned int nr = 0;
@@ -1673,7 +1672,7 @@ static int riscv_ctr_snapshot(struct perf_branch_entry *entries,
 	if (ctr_owned(cc))
 		nr = riscv_ctr_decode(&ctr_caps, cc->recorded, 0,
 				      min(cnt, ctr_caps.entries),
-				      all, PERF_SAMPLE_BRANCH_TYPE_SAVE |
+				      CTR_REQ_PICKED, PERF_SAMPLE_BRANCH_TYPE_SAVE |
 				      PERF_SAMPLE_BRANCH_PRIV_SAVE,
 				      entries, &youngest);
 	else

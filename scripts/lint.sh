@@ -59,7 +59,10 @@ apply)
 build-warnings)
 	objs="drivers/perf/riscv_ctr.o drivers/perf/riscv_ctr_test.o
 		drivers/perf/riscv_pmu_sbi.o drivers/perf/riscv_pmu.o
-		arch/riscv/kernel/cpufeature.o arch/riscv/kernel/sbi.o"
+		arch/riscv/kernel/cpufeature.o arch/riscv/kernel/sbi.o
+		arch/riscv/kvm/aia.o arch/riscv/kvm/isa.o arch/riscv/kvm/vcpu.o
+		arch/riscv/kvm/vcpu_config.o arch/riscv/kvm/vcpu_insn.o
+		arch/riscv/kvm/vcpu_onereg.o arch/riscv/kvm/vcpu_pmu.o"
 	"$TOP/scripts/kernel.sh" lint W=1 C=2 CHECK="$SPARSE" $objs 2>&1 |
 		tee "$TOP/out/build-warnings.log"
 	! grep -E 'warning|error' "$TOP/out/build-warnings.log" ||

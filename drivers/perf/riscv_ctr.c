@@ -42,6 +42,7 @@
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
+#include <linux/nospec.h>
 #include <linux/percpu.h>
 #include <linux/perf/riscv_pmu.h>
 #include <linux/perf_event.h>
@@ -1824,6 +1825,21 @@ void riscv_ctr_guest_free(struct riscv_ctr_guest *g)
 EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_free);
 
 /**
+ * riscv_ctr_guest_reset() - reset a vCPU's CTR state, as a hart's at reset
+ * @g: the state of a vCPU that is not loaded
+ *
+ * Recording off (vsctrctl 0), no records, not frozen, the host's depth.
+ */
+void riscv_ctr_guest_reset(struct riscv_ctr_guest *g)
+{
+	g->vsctrctl = 0;
+	g->status = 0;
+	g->depth = ctr_caps.depth;
+	g->nr = 0;
+}
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_reset);
+
+/**
  * riscv_ctr_guest_load() - lend this CPU's buffer to a vCPU KVM loads
  * @g: the vCPU's state
  *
@@ -1941,3 +1957,181 @@ void riscv_ctr_guest_overflow(struct riscv_ctr_guest *g)
 		ctr_status_read_set(SCTRSTATUS_FROZEN);
 }
 EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_overflow);
+
+/*
+ * KVM_GET_ONE_REG and KVM_SET_ONE_REG reach a vCPU's state here, while
+ * the vCPU is not loaded (KVM holds its mutex and it does not run): a
+ * VMM saves it, and puts it into the same or another vCPU, exactly.
+ * Values a hart would not keep are refused rather than changed, so that
+ * what a VMM puts in is what it reads back and what the guest sees.
+ */
+
+/**
+ * riscv_ctr_guest_entries() - the records a vCPU's state can hold
+ *
+ * Return: the entries of the deepest buffer a vCPU can select, those
+ * riscv_ctr_guest_get_entry() takes.
+ */
+unsigned int riscv_ctr_guest_entries(void)
+{
+	return ctr_caps.entries;
+}
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_entries);
+
+/* The sctrctl bits a guest can set: those of the host but M and MTE. */
+static u64 ctr_guest_ctl_mask(void)
+{
+	return ctr_caps.ctl & ~(CTRCTL_M | CTRCTL_MTE);
+}
+
+/**
+ * riscv_ctr_guest_get_csr() - read a CSR of a vCPU's CTR state
+ * @g: the state of a vCPU that is not loaded
+ * @csr: CSR_SCTRCTL (the guest's, vsctrctl), CSR_SCTRSTATUS or
+ *	CSR_SCTRDEPTH
+ * @val: the value
+ *
+ * Return: 0, or -ENOENT for another CSR.
+ */
+int riscv_ctr_guest_get_csr(const struct riscv_ctr_guest *g,
+			    unsigned int csr, unsigned long *val)
+{
+	switch (csr) {
+	case CSR_SCTRCTL:
+		*val = g->vsctrctl;
+		return 0;
+	case CSR_SCTRSTATUS:
+		*val = g->status;
+		return 0;
+	case CSR_SCTRDEPTH:
+		*val = g->depth;
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_get_csr);
+
+/**
+ * riscv_ctr_guest_set_csr() - write a CSR of a vCPU's CTR state
+ * @g: the state of a vCPU that is not loaded
+ * @csr: CSR_SCTRCTL (the guest's, vsctrctl), CSR_SCTRSTATUS or
+ *	CSR_SCTRDEPTH
+ * @val: the value
+ *
+ * A new depth drops the records beyond it and the bits of WRPTR it does
+ * not have, as a hart's would; a VMM restoring state writes sctrdepth
+ * before sctrstatus and the records.
+ *
+ * Return: 0; -ENOENT for another CSR; -EINVAL for a value with a bit
+ * this host cannot hold, or a depth it does not offer.
+ */
+int riscv_ctr_guest_set_csr(struct riscv_ctr_guest *g, unsigned int csr,
+			    unsigned long val)
+{
+	unsigned int nr;
+
+	switch (csr) {
+	case CSR_SCTRCTL:
+		if (val & ~ctr_guest_ctl_mask())
+			return -EINVAL;
+		g->vsctrctl = val;
+		return 0;
+	case CSR_SCTRSTATUS:
+		nr = CTR_DEPTH_ENTRIES(g->depth);
+		if (val & ~(SCTRSTATUS_FROZEN | (nr - 1)))
+			return -EINVAL;
+		g->status = val;
+		return 0;
+	case CSR_SCTRDEPTH:
+		if (val > ctr_caps.depth || !(ctr_caps.depths & BIT(val)))
+			return -EINVAL;
+		g->depth = val;
+		nr = CTR_DEPTH_ENTRIES(val);
+		g->nr = min(g->nr, nr);
+		g->status &= SCTRSTATUS_FROZEN | (nr - 1);
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_set_csr);
+
+/* The field of a record that CSR_SIREG, CSR_SIREG2 or CSR_SIREG3 reads. */
+static u64 *ctr_guest_field(struct riscv_ctr_entry *e, unsigned int csr)
+{
+	switch (csr) {
+	case CSR_SIREG:
+		return &e->source;
+	case CSR_SIREG2:
+		return &e->target;
+	case CSR_SIREG3:
+		return &e->data;
+	default:
+		return NULL;
+	}
+}
+
+/**
+ * riscv_ctr_guest_get_entry() - read a record of a vCPU's CTR state
+ * @g: the state of a vCPU that is not loaded
+ * @n: the logical entry, 0 the youngest, as siselect 0x200 + @n selects it
+ * @csr: CSR_SIREG (ctrsource), CSR_SIREG2 (ctrtarget) or CSR_SIREG3
+ *	(ctrdata)
+ * @val: the value; 0 for an entry at or beyond the vCPU's depth
+ *
+ * Return: 0, or -ENOENT for an entry beyond riscv_ctr_guest_entries() or
+ * another CSR.
+ */
+int riscv_ctr_guest_get_entry(struct riscv_ctr_guest *g, unsigned int n,
+			      unsigned int csr, unsigned long *val)
+{
+	struct riscv_ctr_entry zero = { };
+	u64 *field;
+
+	if (n >= ctr_caps.entries)
+		return -ENOENT;
+	n = array_index_nospec(n, ctr_caps.entries);
+	field = ctr_guest_field(n < g->nr ? &g->raw[n] : &zero, csr);
+	if (!field)
+		return -ENOENT;
+	*val = *field;
+	return 0;
+}
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_get_entry);
+
+/**
+ * riscv_ctr_guest_set_entry() - write a record of a vCPU's CTR state
+ * @g: the state of a vCPU that is not loaded
+ * @n: the logical entry, 0 the youngest, as siselect 0x200 + @n selects it
+ * @csr: CSR_SIREG (ctrsource), CSR_SIREG2 (ctrtarget) or CSR_SIREG3
+ *	(ctrdata)
+ * @val: the value
+ *
+ * Return: 0; -ENOENT for an entry beyond riscv_ctr_guest_entries() or
+ * another CSR; -EINVAL for a value other than 0 at or beyond the vCPU's
+ * depth, where a hart ignores writes.
+ */
+int riscv_ctr_guest_set_entry(struct riscv_ctr_guest *g, unsigned int n,
+			      unsigned int csr, unsigned long val)
+{
+	struct riscv_ctr_entry zero = { };
+	u64 *field;
+
+	if (n >= ctr_caps.entries || !ctr_guest_field(&zero, csr))
+		return -ENOENT;
+	if (n >= CTR_DEPTH_ENTRIES(g->depth))
+		return val ? -EINVAL : 0;
+	n = array_index_nospec(n, CTR_DEPTH_ENTRIES(g->depth));
+	if (n >= g->nr) {
+		/* Up to @n all read 0 already; a 0 changes nothing. */
+		if (!val)
+			return 0;
+		memset(&g->raw[g->nr], 0, (n + 1 - g->nr) * sizeof(g->raw[0]));
+		g->nr = n + 1;
+	}
+	field = ctr_guest_field(&g->raw[n], csr);
+	*field = val;
+	return 0;
+}
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_set_entry);

@@ -893,6 +893,90 @@ static void ctr_test_guest(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, status & SCTRSTATUS_FROZEN, 0);
 }
 
+/*
+ * A vCPU's state as KVM_GET_ONE_REG and KVM_SET_ONE_REG reach it: what a
+ * hart would not keep is refused and changes nothing, records read as
+ * written, a reset leaves a new vCPU's state.
+ */
+static void ctr_test_guest_state(struct kunit *test)
+{
+	unsigned int n = riscv_ctr_guest_entries();
+	struct riscv_ctr_guest *g;
+	unsigned long val, depth;
+
+	if (!n)
+		kunit_skip(test, "no CTR on this hart");
+	g = riscv_ctr_guest_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, g);
+
+	/* New: recording off, not frozen, no record, the host's depth. */
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_csr(g, CSR_SCTRCTL, &val), 0);
+	KUNIT_EXPECT_EQ(test, val, 0);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_csr(g, CSR_SCTRSTATUS, &val), 0);
+	KUNIT_EXPECT_EQ(test, val, 0);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_csr(g, CSR_SCTRDEPTH, &depth), 0);
+	KUNIT_EXPECT_EQ(test, CTR_DEPTH_ENTRIES(depth), n);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, n - 1, CSR_SIREG, &val), 0);
+	KUNIT_EXPECT_EQ(test, val, 0);
+
+	/* Refused: host-only bits, bad depths, WRPTR and entries out of range. */
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_csr(g, CSR_SCTRCTL, CTRCTL_M),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_csr(g, CSR_SCTRCTL, CTRCTL_MTE),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_csr(g, CSR_SCTRDEPTH, 7),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_csr(g, CSR_SCTRSTATUS, n),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_csr(g, CSR_SIREG, 0), -ENOENT);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_entry(g, n, CSR_SIREG, 0),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, 0, CSR_SIREG4, &val),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_csr(g, CSR_SCTRCTL, &val), 0);
+	KUNIT_EXPECT_EQ(test, val, 0);
+
+	/* Kept: the enables, FROZEN and the last WRPTR, a record. */
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_csr(g, CSR_SCTRCTL,
+						      CTRCTL_U | CTRCTL_S), 0);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_csr(g, CSR_SCTRSTATUS,
+						      SCTRSTATUS_FROZEN | (n - 1)), 0);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_entry(g, 2, CSR_SIREG2, 0x1234),
+			0);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, 2, CSR_SIREG2, &val), 0);
+	KUNIT_EXPECT_EQ(test, val, 0x1234);
+	/* The entries younger than it read 0, as on a hart. */
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, 1, CSR_SIREG, &val), 0);
+	KUNIT_EXPECT_EQ(test, val, 0);
+
+	/* A shallower depth drops what it cannot hold, and refuses it after. */
+	if (n > CTR_DEPTH_ENTRIES(0) &&
+	    !riscv_ctr_guest_set_csr(g, CSR_SCTRDEPTH, 0)) {
+		KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_csr(g, CSR_SCTRSTATUS,
+							      &val), 0);
+		KUNIT_EXPECT_EQ(test, val, SCTRSTATUS_FROZEN | 15);
+		KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_entry(g, 16, CSR_SIREG,
+								CTRSOURCE_VALID),
+				-EINVAL);
+		KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_entry(g, 16, CSR_SIREG,
+								0), 0);
+		KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, 16, CSR_SIREG,
+								&val), 0);
+		KUNIT_EXPECT_EQ(test, val, 0);
+	}
+
+	riscv_ctr_guest_reset(g);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_csr(g, CSR_SCTRCTL, &val), 0);
+	KUNIT_EXPECT_EQ(test, val, 0);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_csr(g, CSR_SCTRSTATUS, &val), 0);
+	KUNIT_EXPECT_EQ(test, val, 0);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_csr(g, CSR_SCTRDEPTH, &val), 0);
+	KUNIT_EXPECT_EQ(test, val, depth);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, 2, CSR_SIREG2, &val), 0);
+	KUNIT_EXPECT_EQ(test, val, 0);
+	riscv_ctr_guest_free(g);
+}
+
 static struct kunit_case ctr_buffer_cases[] = {
 	KUNIT_CASE(ctr_test_depth),
 	KUNIT_CASE(ctr_test_reset_state),
@@ -903,6 +987,7 @@ static struct kunit_case ctr_buffer_cases[] = {
 	KUNIT_CASE(ctr_test_pm),
 	KUNIT_CASE(ctr_test_snapshot),
 	KUNIT_CASE(ctr_test_guest),
+	KUNIT_CASE(ctr_test_guest_state),
 	{}
 };
 

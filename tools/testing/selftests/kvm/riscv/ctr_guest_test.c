@@ -13,6 +13,11 @@
  * - Two vCPUs whose threads share one host CPU and take turns, each with a
  *   sequence of its own: after the other vCPU has run (and recorded) in
  *   between, each must still read exactly its own four records.
+ * - Save and restore: the state a guest left reads back through
+ *   KVM_GET_ONE_REG as the guest saw it, values a hart would not keep are
+ *   refused, a new vCPU given it through KVM_SET_ONE_REG sees exactly
+ *   it, and records written into a vCPU that ran are what its guest
+ *   reads next.
  * "ctr_guest_test bench N" prints the time of a KVM_RUN round trip (a
  * vCPU load and put each) with a full buffer moved, and without Ssctr.
  */
@@ -38,7 +43,12 @@
 #define CSR_SIREG3	0x153
 #define CSR_SCTRDEPTH	0x15f
 #define CSR_SCTRCTL	0x14e
+#define CSR_SCTRSTATUS	0x14f
+#define SCTRCTL_U	BIT(0)
 #define SCTRCTL_S	BIT(1)
+#define SCTRCTL_M	BIT(2)
+#define SCTRCTL_LCOFIFRZ	BIT(12)
+#define SCTRSTATUS_FROZEN	BIT(31)
 #define CTR_VALID	1UL
 
 /*
@@ -106,10 +116,13 @@ static unsigned long guest_csr_read_entry(unsigned int i, unsigned long *to,
 	return from;
 }
 
-/* Exactly the four records of sequence @id, youngest first, and no more. */
-static void guest_check(int id, int round)
+/*
+ * The four records of sequence @id, youngest first: source, target, type.
+ * Guest and host code alike: the guest runs at the addresses of the host.
+ */
+static void seq_want(int id, unsigned long want[4][3])
 {
-	unsigned long want[4][3] = {
+	const unsigned long w[4][3] = {
 		{ (unsigned long)(id ? ctr_b_jump_to : ctr_a_jump_to),
 		  (unsigned long)(id ? ctr_b_branch_to : ctr_a_branch_to), 5 },
 		{ (unsigned long)(id ? ctr_b_back : ctr_a_back),
@@ -119,9 +132,17 @@ static void guest_check(int id, int round)
 		{ (unsigned long)(id ? ctr_b_call : ctr_a_call),
 		  (unsigned long)(id ? ctr_b_leaf : ctr_a_leaf), 9 },
 	};
-	unsigned long from, to, data;
+
+	memcpy(want, w, sizeof(w));
+}
+
+/* Exactly the four records of sequence @id, youngest first, and no more. */
+static void guest_check(int id, int round)
+{
+	unsigned long from, to, data, want[4][3];
 	int i;
 
+	seq_want(id, want);
 	for (i = 0; i < 4; i++) {
 		from = guest_csr_read_entry(i, &to, &data);
 		__GUEST_ASSERT(from == (want[i][0] | CTR_VALID) &&
@@ -168,6 +189,48 @@ static void guest_code(int id, int vcpus)
 			WRITE_ONCE(turn, READ_ONCE(turn) + 1);
 		GUEST_SYNC(round);
 	}
+	GUEST_DONE();
+}
+
+/*
+ * The state test: sctrctl, sctrdepth and sctrstatus as the guest read
+ * them before it stopped, in the order of struct kvm_riscv_ctr_csr.
+ */
+#define STATE_DEPTH	1		/* 32 entries */
+static unsigned long state_csrs[3];
+
+static void guest_state_read(unsigned long *csrs)
+{
+	csrs[0] = csr_read(CSR_SCTRCTL);
+	csrs[1] = csr_read(CSR_SCTRDEPTH);
+	csrs[2] = csr_read(CSR_SCTRSTATUS);
+}
+
+static void guest_state_code(int restored)
+{
+	unsigned long now[3];
+	int i;
+
+	if (!restored) {
+		csr_write(CSR_SCTRDEPTH, STATE_DEPTH);
+		asm volatile(".4byte 0x10400073" : : : "memory");	/* SCTRCLR */
+		ctr_a(SCTRCTL_S);
+		guest_check(0, 0);
+		/* Recording VU-mode (which never runs here), frozen. */
+		csr_write(CSR_SCTRCTL, SCTRCTL_U | SCTRCTL_LCOFIFRZ);
+		csr_write(CSR_SCTRSTATUS,
+			  csr_read(CSR_SCTRSTATUS) | SCTRSTATUS_FROZEN);
+		guest_state_read(state_csrs);
+		GUEST_SYNC(0);
+		/* The host put sequence b's records in instead. */
+		guest_check(1, 0);
+	} else {
+		/* Another vCPU, given the first one's state. */
+		guest_check(0, 0);
+	}
+	guest_state_read(now);
+	for (i = 0; i < 3; i++)
+		GUEST_ASSERT_EQ(now[i], state_csrs[i]);
 	GUEST_DONE();
 }
 
@@ -286,6 +349,194 @@ static void test_two(void)
 	kvm_vm_free(vm);
 }
 
+#define CTR_REG(sub, n) \
+	(KVM_REG_RISCV | KVM_REG_SIZE_ULONG | KVM_REG_RISCV_CSR | (sub) | (n))
+#define CTR_CSR(name) \
+	CTR_REG(KVM_REG_RISCV_CSR_CTR, KVM_REG_RISCV_CSR_CTR_REG(name))
+#define CTR_ENTRY(n, name) \
+	CTR_REG(KVM_REG_RISCV_CSR_CTR_ENTRY, \
+		KVM_REG_RISCV_CSR_CTR_ENTRY_REG(n, name))
+
+static bool is_ctr_reg(__u64 id)
+{
+	__u64 class = id & (KVM_REG_RISCV_TYPE_MASK | KVM_REG_RISCV_SUBTYPE_MASK);
+
+	return class == (KVM_REG_RISCV_CSR | KVM_REG_RISCV_CSR_CTR) ||
+	       class == (KVM_REG_RISCV_CSR | KVM_REG_RISCV_CSR_CTR_ENTRY);
+}
+
+static void check_refused(struct kvm_vcpu *vcpu, __u64 id, unsigned long val,
+			  int err)
+{
+	int r = __vcpu_set_reg(vcpu, id, val);
+
+	TEST_ASSERT(r == -1 && errno == err,
+		    "setting reg %llx to %lx: %d, errno %d, want errno %d",
+		    id, val, r, errno, err);
+}
+
+static void run_to_sync(struct kvm_vcpu *vcpu)
+{
+	struct ucall uc;
+
+	vcpu_run(vcpu);
+	switch (get_ucall(vcpu, &uc)) {
+	case UCALL_SYNC:
+		return;
+	case UCALL_ABORT:
+		REPORT_GUEST_ASSERT(uc);
+		break;
+	default:
+		TEST_FAIL("unexpected exit %s",
+			  exit_reason_str(vcpu->run->exit_reason));
+	}
+}
+
+static struct kvm_vm *create_state_vm(struct kvm_vcpu **vcpu, bool ssctr,
+				      int restored)
+{
+	struct kvm_vm *vm = vm_create_with_one_vcpu(vcpu, guest_state_code);
+
+	if (ssctr)
+		vcpu_set_reg(*vcpu, RISCV_ISA_EXT_REG(KVM_RISCV_ISA_EXT_SSCTR), 1);
+	vcpu_args_set(*vcpu, 1, restored);
+	return vm;
+}
+
+/*
+ * Save and restore through KVM_GET_ONE_REG and KVM_SET_ONE_REG: the state
+ * a guest left (records, sctrctl, sctrstatus, the depth it chose) reads
+ * back as the guest saw it, goes into a new vCPU that then sees exactly
+ * that, and records a VMM writes into a vCPU that ran are what its guest
+ * reads next.
+ */
+static void test_state(void)
+{
+	struct kvm_vm *vm, *vm_new, *vm_without;
+	struct kvm_vcpu *vcpu, *vcpu_new, *vcpu_without;
+	unsigned long want[4][3], *saved, val, reset_depth;
+	struct kvm_reg_list *list;
+	int i, n = 0, entries;
+	__u64 *ids;
+
+	vm = create_state_vm(&vcpu, true, 0);
+	run_to_sync(vcpu);
+	sync_global_from_guest(vm, state_csrs);
+
+	/* Every CTR register, in the order KVM_GET_REG_LIST gives. */
+	list = vcpu_get_reg_list(vcpu);
+	ids = calloc(list->n, sizeof(*ids));
+	saved = calloc(list->n, sizeof(*saved));
+	TEST_ASSERT(ids && saved, "out of memory");
+	for (i = 0; i < list->n; i++) {
+		if (!is_ctr_reg(list->reg[i]))
+			continue;
+		ids[n] = list->reg[i];
+		saved[n++] = vcpu_get_reg(vcpu, list->reg[i]);
+	}
+	entries = (n - 3) / 3;
+	TEST_ASSERT(n > 3 && (n - 3) % 3 == 0 && entries >= 32,
+		    "%d CTR registers listed", n);
+	TEST_ASSERT(ids[0] == CTR_CSR(sctrctl) &&
+		    ids[1] == CTR_CSR(sctrdepth) &&
+		    ids[2] == CTR_CSR(sctrstatus) &&
+		    ids[3] == CTR_ENTRY(0, ctrsource) &&
+		    ids[n - 1] == CTR_ENTRY(entries - 1, ctrdata),
+		    "CTR registers listed out of order");
+
+	/* As the guest read them, its four records, nothing else. */
+	for (i = 0; i < 3; i++)
+		TEST_ASSERT(saved[i] == state_csrs[i],
+			    "CTR CSR %d: %lx, the guest read %lx", i, saved[i],
+			    state_csrs[i]);
+	TEST_ASSERT_EQ(saved[1], STATE_DEPTH);
+	TEST_ASSERT(saved[2] & SCTRSTATUS_FROZEN, "sctrstatus %lx", saved[2]);
+	seq_want(0, want);
+	for (i = 0; i < 4; i++) {
+		unsigned long *e = &saved[3 + 3 * i];
+
+		TEST_ASSERT(e[0] == (want[i][0] | CTR_VALID) &&
+			    (e[1] & ~1UL) == want[i][1] &&
+			    (e[2] & 0xf) == want[i][2],
+			    "record %d: %lx -> %lx type %lu, want %lx -> %lx type %lu",
+			    i, e[0], e[1], e[2] & 0xf, want[i][0] | CTR_VALID,
+			    want[i][1], want[i][2]);
+	}
+	TEST_ASSERT(!(saved[3 + 3 * 4] & CTR_VALID), "a fifth record");
+	for (i = 3 + 3 * 32; i < n; i++)
+		TEST_ASSERT(!saved[i], "reg %llx beyond the depth: %lx", ids[i],
+			    saved[i]);
+
+	/* What a hart would not keep is refused, not changed. */
+	check_refused(vcpu, CTR_CSR(sctrctl), saved[0] | SCTRCTL_M, EINVAL);
+	check_refused(vcpu, CTR_CSR(sctrdepth), 7, EINVAL);
+	check_refused(vcpu, CTR_CSR(sctrstatus), 32, EINVAL);
+	check_refused(vcpu, CTR_ENTRY(32, ctrsource), CTR_VALID, EINVAL);
+	check_refused(vcpu, CTR_ENTRY(entries, ctrsource), 0, ENOENT);
+	check_refused(vcpu, CTR_REG(KVM_REG_RISCV_CSR_CTR, 3), 0, ENOENT);
+	for (i = 0; i < n; i++)
+		TEST_ASSERT(vcpu_get_reg(vcpu, ids[i]) == saved[i],
+			    "reg %llx changed by a refused write", ids[i]);
+
+	/* A vCPU without Ssctr has none of them. */
+	vm_without = create_state_vm(&vcpu_without, false, 0);
+	TEST_ASSERT(__vcpu_get_reg(vcpu_without, CTR_CSR(sctrctl), &val) == -1 &&
+		    errno == ENOENT, "sctrctl of a vCPU without Ssctr");
+	kvm_vm_free(vm_without);
+
+	/* Into a new vCPU before its first run: all reads back, the guest sees it. */
+	vm_new = create_state_vm(&vcpu_new, true, 1);
+	reset_depth = vcpu_get_reg(vcpu_new, CTR_CSR(sctrdepth));
+	for (i = 0; i < n; i++)
+		TEST_ASSERT(i == 1 || !vcpu_get_reg(vcpu_new, ids[i]),
+			    "reg %llx of a new vCPU is not 0", ids[i]);
+	for (i = 0; i < n; i++)
+		vcpu_set_reg(vcpu_new, ids[i], saved[i]);
+	for (i = 0; i < n; i++)
+		TEST_ASSERT(vcpu_get_reg(vcpu_new, ids[i]) == saved[i],
+			    "reg %llx: %lx written, %lx read", ids[i], saved[i],
+			    vcpu_get_reg(vcpu_new, ids[i]));
+	sync_global_to_guest(vm_new, state_csrs);
+	run_vcpu(vcpu_new, NULL, NULL);
+	kvm_vm_free(vm_new);
+
+	/* Into the vCPU that ran: sequence b's records instead of a's. */
+	seq_want(1, want);
+	for (i = 0; i < 4; i++) {
+		vcpu_set_reg(vcpu, CTR_ENTRY(i, ctrsource), want[i][0] | CTR_VALID);
+		vcpu_set_reg(vcpu, CTR_ENTRY(i, ctrtarget), want[i][1]);
+		vcpu_set_reg(vcpu, CTR_ENTRY(i, ctrdata), want[i][2]);
+	}
+	run_vcpu(vcpu, NULL, NULL);
+	pr_info("state: %d CTR registers (%d records) saved, refused where a hart would not keep them, restored into a new vCPU and changed in the old one, as the guests saw\n",
+		n, entries);
+
+	/*
+	 * A reset the VMM asks for resets the state, as a hart's. KVM does
+	 * not list the capability that allows it; enabling it tells.
+	 */
+	if (!__vm_enable_cap(vm, KVM_CAP_RISCV_MP_STATE_RESET, 1)) {
+		struct kvm_mp_state mp = {
+			.mp_state = KVM_MP_STATE_INIT_RECEIVED,
+		};
+
+		vcpu_mp_state_set(vcpu, &mp);
+		for (i = 0; i < n; i++) {
+			val = vcpu_get_reg(vcpu, ids[i]);
+			TEST_ASSERT(val == (i == 1 ? reset_depth : 0),
+				    "reg %llx after a reset: %lx", ids[i], val);
+		}
+		pr_info("state: as new after a vCPU reset\n");
+	} else {
+		pr_info("state: no reset on request (KVM_CAP_RISCV_MP_STATE_RESET: %s)\n",
+			strerror(errno));
+	}
+	free(ids);
+	free(saved);
+	free(list);
+	kvm_vm_free(vm);
+}
+
 /*
  * ctr_guest_test bench N: the guest fills its buffer when it has Ssctr,
  * then only exits.
@@ -339,5 +590,6 @@ int main(int argc, char *argv[])
 	}
 	test_one();
 	test_two();
+	test_state();
 	return 0;
 }

@@ -1175,6 +1175,12 @@ int riscv_ctr_event_init(struct perf_event *event)
 		return -EOPNOTSUPP;
 	if (!is_sampling_event(event))
 		return -EINVAL;
+	/*
+	 * The host records none of a guest's transfers, whatever
+	 * exclude_guest says: an event of guests only would get none.
+	 */
+	if (event->attr.exclude_host)
+		return -EOPNOTSUPP;
 
 	ret = riscv_ctr_check(&ctr_caps, event->attr.branch_sample_type,
 			      event->attr.config2 & RISCV_CTR_CONFIG2_NOT_TAKEN,

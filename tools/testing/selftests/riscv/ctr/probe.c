@@ -55,7 +55,8 @@ static int read_caps_branches(void)
 	return n;
 }
 
-static int open_branch_event2(__u64 branch_sample_type, __u64 config2)
+static int open_branch_event3(__u64 branch_sample_type, __u64 config2,
+			      bool exclude_guest, bool exclude_host)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -68,9 +69,16 @@ static int open_branch_event2(__u64 branch_sample_type, __u64 config2)
 		.exclude_hv = 1,
 		.disabled = 1,
 		.config2 = config2,
+		.exclude_guest = exclude_guest,
+		.exclude_host = exclude_host,
 	};
 
 	return syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+static int open_branch_event2(__u64 branch_sample_type, __u64 config2)
+{
+	return open_branch_event3(branch_sample_type, config2, false, false);
 }
 
 static int open_branch_event(__u64 branch_sample_type)
@@ -238,6 +246,31 @@ TEST(branch_stack_invalid)
 		EXPECT_EQ(cases[i].err, errno)
 			TH_LOG("branch_sample_type %#llx: errno %d",
 			       (unsigned long long)cases[i].bst, errno);
+	}
+}
+
+/*
+ * The host never records a guest's transfers: an event of guests only
+ * (exclude_host) is refused, as it would get no record; one of the host
+ * and its guests gets the host's.
+ */
+TEST(branch_stack_guests)
+{
+	const __u64 bst = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;
+	int fd;
+
+	if (!cpuinfo_has("ssctr"))
+		SKIP(return, "no Ssctr: every branch stack event is refused");
+	fd = open_branch_event3(bst, 0, false, true);
+	if (fd >= 0)
+		close(fd);
+	EXPECT_EQ(-1, fd) TH_LOG("a branch event of guests only accepted");
+	EXPECT_EQ(EOPNOTSUPP, errno) TH_LOG("errno %d", errno);
+	for (int g = 0; g < 2; g++) {
+		fd = open_branch_event3(bst, 0, g, false);
+		EXPECT_LE(0, fd) TH_LOG("exclude_guest %d: errno %d", g, errno);
+		if (fd >= 0)
+			close(fd);
 	}
 }
 

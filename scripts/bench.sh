@@ -79,14 +79,16 @@ for line in sys.stdin:
     per, calls, w, wo, rec = map(int, m.groups())
     print(f"{rec:7}  {per:14}  {per / rec:10.1f}  {wo // calls:23}  {w / wo:12.2f}")
 '
-# KVM guests with Ssctr: "kvm_run: A ns without Ssctr, B ns with it".
+# KVM guests with Ssctr: "kvm_run: A ns without Ssctr, B ns with it and
+# no record, C ns with a full buffer".
 for f in "$out"/depth*.log; do
-	tr -d '\r' <"$f" | sed -n "s/^kvm_run: \([0-9]*\) ns without Ssctr, \([0-9]*\) ns with it.*/\1 \2/p" |
-	while read -r a b; do
+	tr -d '\r' <"$f" | sed -n "s/^kvm_run: \([0-9]*\) ns without Ssctr, \([0-9]*\) ns with it and no record, \([0-9]*\) ns with a full buffer.*/\1 \2 \3/p" |
+	while read -r a b c; do
 		d=${f##*depth}
 		echo "KVM_RUN round trip (a vCPU load and put), depth ${d%.log}, -icount:" \
-			"$a instructions without Ssctr, $b with a full buffer moved:" \
-			"$((b - a)) per load and put"
+			"$a instructions without Ssctr, $b with it and no record" \
+			"($((b - a)) per load and put), $c with a full buffer moved" \
+			"($((c - a)) per load and put)"
 	done
 done
 python3 - "$out" <<'EOF'

@@ -18,6 +18,9 @@
  *   refused, a new vCPU given it through KVM_SET_ONE_REG sees exactly
  *   it, and records written into a vCPU that ran are what its guest
  *   reads next.
+ * - Freeze: a guest counter overflow freezes the guest's records when its
+ *   sctrctl.LCOFIFRZ asks for it, before the guest takes the interrupt,
+ *   and not otherwise.
  * "ctr_guest_test bench N" prints the time of a KVM_RUN round trip (a
  * vCPU load and put each) with a full buffer moved, and without Ssctr.
  */
@@ -35,6 +38,7 @@
 
 #include "kvm_util.h"
 #include "processor.h"
+#include "sbi.h"
 #include "ucall_common.h"
 #include "../../riscv/ctr/ring.h"
 
@@ -90,6 +94,20 @@
 
 CTR_SEQ(a);
 CTR_SEQ(b);
+
+/* The freeze test's loop: @rounds of a call, its return, a taken branch. */
+static noinline void ctr_loop(unsigned long rounds)
+{
+	asm volatile("	mv	t0, ra\n"
+		     "1:	jal	ra, 2f\n"
+		     "	addi	%0, %0, -1\n"
+		     "	bnez	%0, 1b\n"
+		     "	mv	ra, t0\n"
+		     "	j	3f\n"
+		     "2:	ret\n"
+		     "3:\n"
+		     : "+r" (rounds) : : "t0", "ra", "memory");
+}
 
 /* The sequence's labels, as functions: only their addresses are used. */
 #define CTR_SEQ_DECL(n)							\
@@ -231,6 +249,100 @@ static void guest_state_code(int restored)
 	guest_state_read(now);
 	for (i = 0; i < 3; i++)
 		GUEST_ASSERT_EQ(now[i], state_csrs[i]);
+	GUEST_DONE();
+}
+
+/*
+ * The freeze test: the guest records its loop until an instructions
+ * counter it started overflows, with sctrctl.LCOFIFRZ set every other
+ * round. With it, the interrupt handler must find the records frozen and
+ * holding no interrupt: the hart would have recorded the interrupt (and
+ * the handler's way in) had nothing frozen them. Without it, they must
+ * not be frozen and end with the jump into the handler. No other
+ * interrupt is enabled.
+ * QEMU 11.1 itself freezes at the overflow interrupt KVM injects, so on
+ * QEMU the first half passes without KVM's freeze too.
+ */
+#define FREEZE_ROUNDS	6
+#define FREEZE_PERIOD	20000
+#define CTR_TYPE_INTR	2
+
+static unsigned long freeze_counter, freeze_irqs, freeze_frozen, freeze_want;
+/* sctrstatus, the youngest record, the records and interrupts among them */
+static unsigned long freeze_bad[6];
+
+static void guest_freeze_irq(struct pt_regs *regs)
+{
+	unsigned long status = csr_read(CSR_SCTRSTATUS), from, to, data;
+	unsigned long y_from, y_to, y_data, n, intr = 0;
+	bool into, ok;
+
+	y_from = guest_csr_read_entry(0, &y_to, &y_data);
+	for (n = 0; n < 256; n++) {
+		from = guest_csr_read_entry(n, &to, &data);
+		if (!(from & CTR_VALID))
+			break;
+		if ((data & 0xf) == CTR_TYPE_INTR)
+			intr++;
+	}
+	GUEST_ASSERT_EQ(regs->cause & ~CAUSE_IRQ_FLAG, IRQ_PMU_OVF);
+	/* Unfrozen, the youngest record is the jump into this handler. */
+	into = (y_to & ~1UL) == (unsigned long)guest_freeze_irq;
+	if (freeze_want)
+		ok = (status & SCTRSTATUS_FROZEN) && n && !intr && !into;
+	else
+		ok = !(status & SCTRSTATUS_FROZEN) && into;
+	if (ok) {
+		freeze_frozen++;
+	} else {
+		freeze_bad[0] = status;
+		freeze_bad[1] = y_from;
+		freeze_bad[2] = y_to;
+		freeze_bad[3] = y_data;
+		freeze_bad[4] = n;
+		freeze_bad[5] = intr;
+	}
+	sbi_ecall(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_STOP, freeze_counter, 1, 0,
+		  0, 0, 0);
+	csr_clear(CSR_SIP, BIT(IRQ_PMU_OVF));
+	WRITE_ONCE(freeze_irqs, freeze_irqs + 1);
+}
+
+static void guest_freeze_code(void)
+{
+	unsigned long ctl;
+	struct sbiret ret;
+	int round;
+
+	ret = sbi_ecall(SBI_EXT_PMU, SBI_EXT_PMU_NUM_COUNTERS, 0, 0, 0, 0, 0, 0);
+	GUEST_ASSERT(!ret.error && ret.value);
+	ret = sbi_ecall(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_CFG_MATCH, 0,
+			BIT(ret.value) - 1, 0, SBI_PMU_HW_INSTRUCTIONS, 0, 0);
+	GUEST_ASSERT(!ret.error);
+	freeze_counter = ret.value;
+	csr_set(CSR_IE, BIT(IRQ_PMU_OVF));
+	local_irq_enable();
+
+	for (round = 0; round < FREEZE_ROUNDS; round++) {
+		freeze_want = !(round & 1);
+		ctl = SCTRCTL_S | (freeze_want ? SCTRCTL_LCOFIFRZ : 0);
+		asm volatile(".4byte 0x10400073" : : : "memory");	/* SCTRCLR */
+		csr_write(CSR_SCTRSTATUS, 0);
+		csr_write(CSR_SCTRCTL, ctl);
+		GUEST_ASSERT_EQ(csr_read(CSR_SCTRCTL), ctl);
+		ret = sbi_ecall(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_START,
+				freeze_counter, 1,
+				SBI_PMU_START_FLAG_SET_INIT_VALUE,
+				-(unsigned long)FREEZE_PERIOD, 0, 0);
+		GUEST_ASSERT(!ret.error);
+		while (READ_ONCE(freeze_irqs) == round)
+			ctr_loop(100000);
+		csr_write(CSR_SCTRCTL, 0);
+		__GUEST_ASSERT(freeze_frozen == round + 1,
+			       "overflow %d, LCOFIFRZ %lu: sctrstatus %lx, youngest record %lx -> %lx type %lu, %lu records, %lu interrupts",
+			       round, freeze_want, freeze_bad[0], freeze_bad[1], freeze_bad[2],
+			       freeze_bad[3] & 0xf, freeze_bad[4], freeze_bad[5]);
+	}
 	GUEST_DONE();
 }
 
@@ -537,15 +649,38 @@ static void test_state(void)
 	kvm_vm_free(vm);
 }
 
+/* A guest counter overflow freezes the guest's records, as it asked. */
+static void test_freeze(void)
+{
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
+
+	vm = vm_create_with_one_vcpu(&vcpu, guest_freeze_code);
+	if (!__vcpu_has_sbi_ext(vcpu, KVM_RISCV_SBI_EXT_PMU) ||
+	    !__vcpu_has_isa_ext(vcpu, KVM_RISCV_ISA_EXT_SSCOFPMF)) {
+		pr_info("freeze: skipped, no SBI PMU or no Sscofpmf for guests\n");
+		kvm_vm_free(vm);
+		return;
+	}
+	vcpu_set_reg(vcpu, RISCV_ISA_EXT_REG(KVM_RISCV_ISA_EXT_SSCTR), 1);
+	vm_init_vector_tables(vm);
+	vm_install_interrupt_handler(vm, guest_freeze_irq);
+	vcpu_init_vector_tables(vcpu);
+	run_vcpu(vcpu, NULL, NULL);
+	pr_info("freeze: %d counter overflows, the guest's records frozen before the interrupt with LCOFIFRZ, recording into the handler without\n",
+		FREEZE_ROUNDS);
+	kvm_vm_free(vm);
+}
+
 /*
- * ctr_guest_test bench N: the guest fills its buffer when it has Ssctr,
- * then only exits.
+ * ctr_guest_test bench N: with Ssctr the guest fills its buffer (@fill)
+ * or never records, then only exits.
  */
-static void guest_bench_code(int ssctr)
+static void guest_bench_code(int fill)
 {
 	int i;
 
-	if (ssctr) {
+	if (fill) {
 		csr_write(CSR_SCTRCTL, SCTRCTL_S);
 		for (i = 0; i < 1000; i++)
 			asm volatile("" : : : "memory");
@@ -556,7 +691,7 @@ static void guest_bench_code(int ssctr)
 }
 
 /* Nanoseconds per KVM_RUN round trip (a vCPU load and put each). */
-static double bench_runs(bool ssctr, int n)
+static double bench_runs(bool ssctr, bool fill, int n)
 {
 	struct kvm_vcpu *vcpu;
 	struct timespec a, b;
@@ -566,7 +701,7 @@ static double bench_runs(bool ssctr, int n)
 	vm = vm_create_with_one_vcpu(&vcpu, guest_bench_code);
 	if (ssctr)
 		vcpu_set_reg(vcpu, RISCV_ISA_EXT_REG(KVM_RISCV_ISA_EXT_SSCTR), 1);
-	vcpu_args_set(vcpu, 1, ssctr);
+	vcpu_args_set(vcpu, 1, fill);
 	vcpu_run(vcpu);
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (i = 0; i < n; i++)
@@ -582,14 +717,18 @@ int main(int argc, char *argv[])
 			     F_OK));
 	if (argc == 3 && !strcmp(argv[1], "bench")) {
 		int n = atoi(argv[2]);
-		double without = bench_runs(false, n), with = bench_runs(true, n);
+		double without = bench_runs(false, false, n);
+		double idle = bench_runs(true, false, n);
+		double full = bench_runs(true, true, n);
 
-		printf("kvm_run: %.0f ns without Ssctr, %.0f ns with it (%d runs)\n",
-		       without, with, n);
+		printf("kvm_run: %.0f ns without Ssctr, ", without);
+		printf("%.0f ns with it and no record, %.0f ns with a full buffer (%d runs)\n",
+		       idle, full, n);
 		return 0;
 	}
 	test_one();
 	test_two();
 	test_state();
+	test_freeze();
 	return 0;
 }

@@ -362,25 +362,25 @@ static void count_guest(void *arg, const struct ctr_sample *s)
 			(*n)++;
 }
 
+/* One KVM_RUN to the guest's next GUEST_SYNC or GUEST_DONE. */
+static int run_once(struct kvm_vcpu *vcpu)
+{
+	struct ucall uc;
+	int cmd;
+
+	vcpu_run(vcpu);
+	cmd = get_ucall(vcpu, &uc);
+	if (cmd == UCALL_ABORT)
+		REPORT_GUEST_ASSERT(uc);
+	TEST_ASSERT(cmd == UCALL_SYNC || cmd == UCALL_DONE,
+		    "unexpected exit %s", exit_reason_str(vcpu->run->exit_reason));
+	return cmd;
+}
+
 static void run_vcpu(struct kvm_vcpu *vcpu, struct ctr_ring *ring,
 		     unsigned long *leaks)
 {
-	struct ucall uc;
-
-	for (;;) {
-		vcpu_run(vcpu);
-		switch (get_ucall(vcpu, &uc)) {
-		case UCALL_SYNC:
-			break;
-		case UCALL_DONE:
-			return;
-		case UCALL_ABORT:
-			REPORT_GUEST_ASSERT(uc);
-			break;
-		default:
-			TEST_FAIL("unexpected exit %s",
-				  exit_reason_str(vcpu->run->exit_reason));
-		}
+	while (run_once(vcpu) == UCALL_SYNC) {
 		if (ring)
 			ctr_ring_drain(ring, count_guest, leaks);
 	}
@@ -487,23 +487,6 @@ static void check_refused(struct kvm_vcpu *vcpu, __u64 id, unsigned long val,
 		    id, val, r, errno, err);
 }
 
-static void run_to_sync(struct kvm_vcpu *vcpu)
-{
-	struct ucall uc;
-
-	vcpu_run(vcpu);
-	switch (get_ucall(vcpu, &uc)) {
-	case UCALL_SYNC:
-		return;
-	case UCALL_ABORT:
-		REPORT_GUEST_ASSERT(uc);
-		break;
-	default:
-		TEST_FAIL("unexpected exit %s",
-			  exit_reason_str(vcpu->run->exit_reason));
-	}
-}
-
 static struct kvm_vm *create_state_vm(struct kvm_vcpu **vcpu, bool ssctr,
 				      int restored)
 {
@@ -532,7 +515,7 @@ static void test_state(void)
 	__u64 *ids;
 
 	vm = create_state_vm(&vcpu, true, 0);
-	run_to_sync(vcpu);
+	TEST_ASSERT(run_once(vcpu) == UCALL_SYNC, "the guest ended early");
 	sync_global_from_guest(vm, state_csrs);
 
 	/* Every CTR register, in the order KVM_GET_REG_LIST gives. */

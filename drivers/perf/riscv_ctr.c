@@ -485,6 +485,22 @@ static u64 ctr_probe_ctl(void)
 }
 
 /*
+ * The vsctrctl fields a guest can set, against which KVM checks what a VMM
+ * restores: the standard ones that stick. Nothing runs in a guest here.
+ */
+static u64 ctr_probe_guest_ctl(void)
+{
+	const u64 fields = CTRCTL_U | CTRCTL_S | CTRCTL_RASEMU | CTRCTL_STE |
+			   CTRCTL_BPFRZ | CTRCTL_LCOFIFRZ | CTRCTL_FILTERS;
+	u64 ctl;
+
+	ctr_csr_write(CSR_VSCTRCTL, fields);
+	ctl = ctr_csr_read(CSR_VSCTRCTL);
+	ctr_csr_write(CSR_VSCTRCTL, 0);
+	return ctl & fields;
+}
+
+/*
  * The optional fields of a record (TYPE, MISP, CCV and CC) read 0 where
  * the hart lacks them, and software can write the entries (that is how a
  * call stack is restored): write logical entry 0 with each field set and
@@ -536,6 +552,8 @@ VISIBLE_IF_KUNIT int riscv_ctr_probe_caps(unsigned int max,
 	caps->entries = CTR_DEPTH_ENTRIES(caps->depth);
 
 	caps->ctl = ctr_probe_ctl();
+	if (riscv_has_extension_unlikely(RISCV_ISA_EXT_H))
+		caps->guest_ctl = ctr_probe_guest_ctl();
 	/* Nothing records (sctrctl is 0): FROZEN can be tried. */
 	ctr_status_read_set(SCTRSTATUS_FROZEN);
 	caps->frozen_writable = ctr_csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_FROZEN;
@@ -1984,12 +2002,6 @@ unsigned int riscv_ctr_guest_entries(void)
 }
 EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_entries);
 
-/* The sctrctl bits a guest can set: those of the host but M and MTE. */
-static u64 ctr_guest_ctl_mask(void)
-{
-	return ctr_caps.ctl & ~(CTRCTL_M | CTRCTL_MTE);
-}
-
 /**
  * riscv_ctr_guest_get_csr() - read a CSR of a vCPU's CTR state
  * @g: the state of a vCPU that is not loaded
@@ -2039,7 +2051,7 @@ int riscv_ctr_guest_set_csr(struct riscv_ctr_guest *g, unsigned int csr,
 
 	switch (csr) {
 	case CSR_SCTRCTL:
-		if (val & ~ctr_guest_ctl_mask())
+		if (val & ~ctr_caps.guest_ctl)
 			return -EINVAL;
 		g->vsctrctl = val;
 		return 0;

@@ -42,6 +42,7 @@ struct riscv_ctr_entry {
  * @depth: the selected sctrdepth.DEPTH
  * @depths: bit N set when DEPTH N (16 << N entries) can be selected
  * @ctl: the sctrctl bits that can be set (filters, LCOFIFRZ, RASEMU, U, S)
+ * @guest_ctl: the vsctrctl bits a guest can set; 0 without the H extension
  * @type: records say their transfer type (ctrdata.TYPE)
  * @misp: records say whether the transfer was mispredicted (ctrtarget.MISP)
  * @cycles: records count cycles (ctrdata.CCV and CC)
@@ -52,6 +53,7 @@ struct riscv_ctr_caps {
 	int depth;
 	u8 depths;
 	u64 ctl;
+	u64 guest_ctl;
 	bool type;
 	bool misp;
 	bool cycles;

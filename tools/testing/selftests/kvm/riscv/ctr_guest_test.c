@@ -51,6 +51,7 @@
 #define SCTRCTL_U	BIT(0)
 #define SCTRCTL_S	BIT(1)
 #define SCTRCTL_M	BIT(2)
+#define SCTRCTL_BPFRZ	BIT(11)
 #define SCTRCTL_LCOFIFRZ	BIT(12)
 #define SCTRSTATUS_FROZEN	BIT(31)
 #define CTR_VALID	1UL
@@ -234,8 +235,12 @@ static void guest_state_code(int restored)
 		asm volatile(".4byte 0x10400073" : : : "memory");	/* SCTRCLR */
 		ctr_a(SCTRCTL_S);
 		guest_check(0, 0);
-		/* Recording VU-mode (which never runs here), frozen. */
-		csr_write(CSR_SCTRCTL, SCTRCTL_U | SCTRCTL_LCOFIFRZ);
+		/*
+		 * Recording VU-mode (which never runs here), frozen, and
+		 * BPFRZ, which every hart has.
+		 */
+		csr_write(CSR_SCTRCTL,
+			  SCTRCTL_U | SCTRCTL_BPFRZ | SCTRCTL_LCOFIFRZ);
 		csr_write(CSR_SCTRSTATUS,
 			  csr_read(CSR_SCTRSTATUS) | SCTRSTATUS_FROZEN);
 		guest_state_read(state_csrs);
@@ -546,6 +551,7 @@ static void test_state(void)
 			    state_csrs[i]);
 	TEST_ASSERT_EQ(saved[1], STATE_DEPTH);
 	TEST_ASSERT(saved[2] & SCTRSTATUS_FROZEN, "sctrstatus %lx", saved[2]);
+	TEST_ASSERT(saved[0] & SCTRCTL_BPFRZ, "sctrctl %lx", saved[0]);
 	seq_want(0, want);
 	for (i = 0; i < 4; i++) {
 		unsigned long *e = &saved[3 + 3 * i];

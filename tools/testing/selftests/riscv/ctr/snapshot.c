@@ -461,6 +461,11 @@ static const char CUT[] = "no call of " CALLEE " where " PROBED " returns to";
  * (an interrupt in the kretprobe trampoline that preempts the task).
  */
 static const char NO_RETURN[] = "no return from " PROBED;
+/*
+ * Or an interrupt inside PROBED after CALLEE returned: the handler's
+ * records, and its return into PROBED, sit inside the path.
+ */
+static const char INTERRUPTED[] = "an interrupt inside " PROBED;
 
 /* Did the task go through the scheduler, where a switch wipes the buffer? */
 static bool rescheduled(const struct snap *s, int nr)
@@ -494,6 +499,9 @@ static const char *find_error_path(const struct snap *s, int nr, int *ret_i)
 		if (strcmp(ksym_of(e[i].from), PROBED) ||
 		    strcmp(ksym_of(e[i].to), PROBED))
 			break;
+	if (i < nr && e[i].type == PERF_BR_ERET &&
+	    !strcmp(ksym_of(e[i].to), PROBED))
+		return INTERRUPTED;
 	if (i == nr || e[i].type != PERF_BR_RET ||
 	    strcmp(ksym_of(e[i].from), CALLEE) || strcmp(ksym_of(e[i].to), PROBED))
 		return "before the return from " PROBED
@@ -566,8 +574,9 @@ static void check_error_path(struct __test_metadata *_metadata,
 			deep++;
 			why = NULL;
 		}
-		if ((why == CUT || why == NO_RETURN) &&
-		    (nr == SNAP_ENTRIES || rescheduled(s, nr))) {
+		if (why == INTERRUPTED ||
+		    ((why == CUT || why == NO_RETURN) &&
+		     (nr == SNAP_ENTRIES || rescheduled(s, nr)))) {
 			cut++;
 			why = NULL;
 		}

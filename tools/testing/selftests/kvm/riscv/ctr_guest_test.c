@@ -408,7 +408,6 @@ static struct kvm_vm *create_vm(int n, struct kvm_vcpu **vcpus)
 /* One vCPU, and the host sampling its thread's branches meanwhile. */
 static void test_one(void)
 {
-	struct perf_event_attr attr;
 	unsigned long leaks = 0;
 	struct kvm_vcpu *vcpu;
 	struct ctr_ring ring;
@@ -416,15 +415,8 @@ static void test_one(void)
 	int fd;
 
 	vm = create_vm(1, &vcpu);
-	ctr_ring_attr(&attr, PERF_COUNT_HW_INSTRUCTIONS, 2000,
-		      PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER |
-		      PERF_SAMPLE_BRANCH_KERNEL);
-	attr.exclude_kernel = 0;
-	attr.exclude_guest = 1;
-	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+	fd = ctr_ring_open_thread(&ring, 2000);
 	TEST_ASSERT(fd >= 0, "branch event: %s", strerror(errno));
-	TEST_ASSERT(!ctr_ring_map(&ring, fd, 64, &attr), "mmap: %s",
-		    strerror(errno));
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	run_vcpu(vcpu, &ring, &leaks);
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);

@@ -134,7 +134,6 @@ static bool host_has_ctr(void)
 int main(void)
 {
 	unsigned long marks = 0, csr_exits = 0, round = 0;
-	struct perf_event_attr attr;
 	struct kvm_vcpu *vcpu;
 	struct ctr_ring ring;
 	struct kvm_vm *vm;
@@ -145,15 +144,8 @@ int main(void)
 	TEST_REQUIRE(host_has_ctr());
 
 	/* The host samples this thread's branches, kernel ones included. */
-	ctr_ring_attr(&attr, PERF_COUNT_HW_INSTRUCTIONS, 2000,
-		      PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER |
-		      PERF_SAMPLE_BRANCH_KERNEL);
-	attr.exclude_kernel = 0;
-	attr.exclude_guest = 1;
-	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+	fd = ctr_ring_open_thread(&ring, 2000);
 	TEST_ASSERT(fd >= 0, "branch event: %s", strerror(errno));
-	TEST_ASSERT(!ctr_ring_map(&ring, fd, 64, &attr), "mmap: %s",
-		    strerror(errno));
 
 	vm = vm_create_with_one_vcpu(&vcpu, guest_code);
 	vm_init_vector_tables(vm);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <linux/perf_event.h>
 
 #define CTR_RING_SAMPLE_TYPES	(PERF_SAMPLE_IP | PERF_SAMPLE_TID |	\
@@ -92,6 +93,29 @@ static inline int ctr_ring_map(struct ctr_ring *r, int fd, int pages,
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Sample the calling thread's branches, user and kernel ones, and none of
+ * a guest's, every @period instructions, into @r.
+ * Return: the event's file descriptor, or -1 with errno set.
+ */
+static inline int ctr_ring_open_thread(struct ctr_ring *r, __u64 period)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	ctr_ring_attr(&attr, PERF_COUNT_HW_INSTRUCTIONS, period,
+		      PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER |
+		      PERF_SAMPLE_BRANCH_KERNEL);
+	attr.exclude_kernel = 0;
+	attr.exclude_guest = 1;
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+	if (fd >= 0 && ctr_ring_map(r, fd, 64, &attr)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 static inline void ctr_ring_unmap(struct ctr_ring *r)

@@ -21,12 +21,41 @@
 struct cu_range {
 	uint64_t lo, hi;
 	Dwarf_Off die;			/* of the CU DIE */
+	size_t cu;			/* the CU's number, in file order */
+};
+
+/*
+ * Which function-like DIE (subprogram, inlined instance) holds each
+ * address of a CU: what dwarf_getscopes() finds by walking the CU's
+ * tree from its root, once per address, which made every instruction
+ * of a range cost a walk of its whole CU. Built at the first lookup in
+ * the CU, from one walk.
+ */
+struct fn_node {
+	Dwarf_Off die;
+	int parent;			/* the function-like DIE around it, or -1 */
+	bool subprogram;
+};
+
+struct fn_seg {
+	uint64_t lo, hi;
+	int node;			/* the innermost one over [lo, hi) */
+};
+
+struct cu_index {
+	bool built;
+	struct fn_node *node;
+	size_t nnode, capnode;
+	struct fn_seg *seg;		/* sorted, disjoint */
+	size_t nseg, capseg;
 };
 
 struct pc_dwarf {
 	Dwarf *dbg;
 	struct cu_range *cr;		/* sorted by lo */
 	size_t ncr;
+	struct cu_index *cux;		/* by CU number */
+	size_t ncu;
 };
 
 static int cmp_cr(const void *x, const void *y)
@@ -45,7 +74,8 @@ static void load_cu_ranges(struct pc_dwarf *s)
 	Dwarf_Off off = 0, next;
 	size_t hsize, cap = 0;
 
-	while (!dwarf_nextcu(s->dbg, off, &next, &hsize, NULL, NULL, NULL)) {
+	for (; !dwarf_nextcu(s->dbg, off, &next, &hsize, NULL, NULL, NULL);
+	     s->ncu++) {
 		Dwarf_Die cu;
 		Dwarf_Addr base, lo, hi;
 		ptrdiff_t it = 0;
@@ -66,6 +96,7 @@ static void load_cu_ranges(struct pc_dwarf *s)
 				s->cr[s->ncr].lo = lo;
 				s->cr[s->ncr].hi = hi;
 				s->cr[s->ncr].die = dwarf_dieoffset(&cu);
+				s->cr[s->ncr].cu = s->ncu;
 				s->ncr++;
 			}
 		}
@@ -73,9 +104,12 @@ static void load_cu_ranges(struct pc_dwarf *s)
 	}
 	if (s->cr)
 		qsort(s->cr, s->ncr, sizeof(*s->cr), cmp_cr);
+	s->cux = calloc(s->ncu ? s->ncu : 1, sizeof(*s->cux));
 }
 
-static bool cu_of(struct pc_dwarf *s, uint64_t addr, Dwarf_Die *cu)
+/* The CU of ADDR, and its number in *NO (-1 when found another way). */
+static bool cu_of_no(struct pc_dwarf *s, uint64_t addr, Dwarf_Die *cu,
+		     long *no)
 {
 	size_t lo = 0, hi = s->ncr;
 
@@ -91,12 +125,22 @@ static bool cu_of(struct pc_dwarf *s, uint64_t addr, Dwarf_Die *cu)
 	while (lo > 0) {
 		const struct cu_range *r = &s->cr[--lo];
 
-		if (addr < r->hi)
+		if (addr < r->hi) {
+			*no = (long)r->cu;
 			return dwarf_offdie(s->dbg, r->die, cu) != NULL;
+		}
 		if (s->cr[lo].lo + (1ULL << 24) < addr)
 			break;
 	}
+	*no = -1;
 	return dwarf_addrdie(s->dbg, addr, cu) != NULL;
+}
+
+static bool cu_of(struct pc_dwarf *s, uint64_t addr, Dwarf_Die *cu)
+{
+	long no;
+
+	return cu_of_no(s, addr, cu, &no);
 }
 
 struct pc_dwarf *pc_dwarf_open(void *elf, const char *path, char *err,
@@ -121,9 +165,16 @@ struct pc_dwarf *pc_dwarf_open(void *elf, const char *path, char *err,
 
 void pc_dwarf_close(struct pc_dwarf *s)
 {
+	size_t i;
+
 	if (!s)
 		return;
 	dwarf_end(s->dbg);
+	for (i = 0; s->cux && i < s->ncu; i++) {
+		free(s->cux[i].node);
+		free(s->cux[i].seg);
+	}
+	free(s->cux);
 	free(s->cr);
 	free(s);
 }
@@ -242,28 +293,247 @@ static int die_udata(Dwarf_Die *d, unsigned int at)
 	return (int)w;
 }
 
+/* DIEs whose children may be functions with addresses, or hold some. */
+static bool may_hold_functions(int tag)
+{
+	switch (tag) {
+	case DW_TAG_subprogram:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_lexical_block:
+	case DW_TAG_entry_point:
+	case DW_TAG_try_block:
+	case DW_TAG_catch_block:
+	case DW_TAG_with_stmt:
+	case DW_TAG_module:
+	case DW_TAG_namespace:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+		return true;
+	}
+	return false;
+}
+
+struct fn_iv {
+	uint64_t lo, hi;
+	int node, depth;
+};
+
+struct fn_ivs {
+	struct fn_iv *v;
+	size_t n, cap;
+};
+
+/* P, with room for element N of SIZE bytes (CAP grows), or NULL. */
+static void *room(void *p, size_t *cap, size_t n, size_t size)
+{
+	size_t c = *cap ? *cap * 2 : 64;
+
+	if (n < *cap)
+		return p;
+	p = realloc(p, c * size);
+	if (p)
+		*cap = c;
+	return p;
+}
+
+/* Every function-like DIE under DIE, and the address ranges of each. */
+static bool index_children(struct cu_index *x, struct fn_ivs *iv, Dwarf_Die *die,
+			   int parent, int depth)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(die, &c))
+		return true;
+	do {
+		int tag = dwarf_tag(&c), me = parent;
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t it = 0;
+			void *v;
+
+			v = room(x->node, &x->capnode, x->nnode, sizeof(*x->node));
+			if (!v)
+				return false;
+			x->node = v;
+			me = (int)x->nnode++;
+			x->node[me].die = dwarf_dieoffset(&c);
+			x->node[me].parent = parent;
+			x->node[me].subprogram = tag == DW_TAG_subprogram;
+			while ((it = dwarf_ranges(&c, it, &base, &lo, &hi)) > 0) {
+				if (lo >= hi)
+					continue;
+				v = room(iv->v, &iv->cap, iv->n, sizeof(*iv->v));
+				if (!v)
+					return false;
+				iv->v = v;
+				iv->v[iv->n++] = (struct fn_iv){ lo, hi, me, depth };
+			}
+		}
+		if (tag == DW_TAG_imported_unit && depth < 64) {
+			/* a partial unit (dwz) whose DIEs belong here */
+			Dwarf_Attribute a;
+			Dwarf_Die u;
+
+			if (dwarf_attr(&c, DW_AT_import, &a) &&
+			    dwarf_formref_die(&a, &u) &&
+			    !index_children(x, iv, &u, me, depth + 1))
+				return false;
+		} else if (may_hold_functions(tag) &&
+			   !index_children(x, iv, &c, me, depth + 1)) {
+			return false;
+		}
+	} while (!dwarf_siblingof(&c, &c));
+	return true;
+}
+
+/* Outer ones first where ranges start together. */
+static int cmp_iv(const void *a, const void *b)
+{
+	const struct fn_iv *p = a, *q = b;
+
+	if (p->lo != q->lo)
+		return p->lo < q->lo ? -1 : 1;
+	if (p->hi != q->hi)
+		return p->hi > q->hi ? -1 : 1;
+	return p->depth - q->depth;
+}
+
+static bool add_seg(struct cu_index *x, uint64_t lo, uint64_t hi, int node)
+{
+	void *v;
+
+	if (lo >= hi)
+		return true;
+	v = room(x->seg, &x->capseg, x->nseg, sizeof(*x->seg));
+	if (!v)
+		return false;
+	x->seg = v;
+	x->seg[x->nseg++] = (struct fn_seg){ lo, hi, node };
+	return true;
+}
+
 /*
- * dwarf_getscopes() follows an inlined instance into its abstract
- * definition; the callers are found with dwarf_getscopes_die() on the
- * instance, as addr2line -i does.
+ * Nested ranges become disjoint segments, each with its innermost DIE. A
+ * range that sticks out of the one around it is cut to it.
+ */
+static bool flatten(struct cu_index *x, struct fn_ivs *iv)
+{
+	struct fn_iv *st = malloc((iv->n ? iv->n : 1) * sizeof(*st));
+	size_t sp = 0, i;
+	uint64_t cur = 0;
+	bool ok = st != NULL;
+
+	qsort(iv->v, iv->n, sizeof(*iv->v), cmp_iv);
+	for (i = 0; ok && i < iv->n; i++) {
+		struct fn_iv v = iv->v[i];
+
+		while (ok && sp && st[sp - 1].hi <= v.lo) {
+			sp--;
+			ok = add_seg(x, cur, st[sp].hi, st[sp].node);
+			if (cur < st[sp].hi)
+				cur = st[sp].hi;
+		}
+		if (sp) {
+			ok = ok && add_seg(x, cur, v.lo, st[sp - 1].node);
+			if (v.hi > st[sp - 1].hi)
+				v.hi = st[sp - 1].hi;
+		}
+		cur = v.lo;
+		if (v.lo < v.hi)
+			st[sp++] = v;
+	}
+	while (ok && sp) {
+		sp--;
+		ok = add_seg(x, cur, st[sp].hi, st[sp].node);
+		if (cur < st[sp].hi)
+			cur = st[sp].hi;
+	}
+	free(st);
+	return ok;
+}
+
+/* CU number NO's index (CU its DIE), or NULL when it cannot be built. */
+static struct cu_index *cu_index(struct pc_dwarf *s, long no, Dwarf_Die *cu)
+{
+	struct cu_index *x;
+	struct fn_ivs iv = { 0 };
+	bool ok;
+
+	if (!s->cux || no < 0 || (size_t)no >= s->ncu)
+		return NULL;
+	x = &s->cux[no];
+	if (x->built)
+		return x->seg ? x : NULL;
+	x->built = true;
+	ok = index_children(x, &iv, cu, -1, 0) && flatten(x, &iv);
+	free(iv.v);
+	if (!ok || !x->seg) {
+		free(x->node);
+		free(x->seg);
+		x->node = NULL;
+		x->seg = NULL;
+		x->nnode = x->nseg = 0;
+		return NULL;
+	}
+	return x;
+}
+
+/* The innermost function-like DIE at ADDR in X, or -1. */
+static int node_at(const struct cu_index *x, uint64_t addr)
+{
+	size_t lo = 0, hi = x->nseg;
+
+	while (lo < hi) {		/* first segment starting above ADDR */
+		size_t mid = (lo + hi) / 2;
+
+		if (x->seg[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < x->seg[lo - 1].hi ? x->seg[lo - 1].node : -1;
+}
+
+/*
+ * The index of the CU gives the chain of function-like DIEs at ADDR.
+ * Without one, dwarf_getscopes(), which follows an inlined instance into
+ * its abstract definition; the callers are found with
+ * dwarf_getscopes_die() on the instance, as addr2line -i does.
  */
 int pc_dwarf_frames(struct pc_dwarf *s, uint64_t addr, struct pc_frame *f,
 		    int max)
 {
 	Dwarf_Die cu, chain[PC_MAX_FRAMES], *scopes = NULL;
+	struct cu_index *x;
 	Dwarf_Line *ln;
 	int line = 0, n, i, k = 0, nf = 0;
 	unsigned int discr = 0;
 	bool done = false;
+	long no;
 
-	if (!cu_of(s, addr, &cu))
+	if (!cu_of_no(s, addr, &cu, &no))
 		return 0;
 	ln = dwarf_getsrc_die(&cu, addr);
 	if (ln) {
 		dwarf_lineno(ln, &line);
 		dwarf_linediscriminator(ln, &discr);
 	}
-	n = dwarf_getscopes(&cu, addr, &scopes);
+	x = cu_index(s, no, &cu);
+	if (x) {
+		/* innermost first, up to the function that holds them */
+		for (i = node_at(x, addr); i >= 0 && k < PC_MAX_FRAMES;
+		     i = x->node[i].parent) {
+			if (!dwarf_offdie(s->dbg, x->node[i].die, &chain[k]))
+				break;
+			k++;
+			if (x->node[i].subprogram)
+				break;
+		}
+		n = 0;
+	} else {
+		n = dwarf_getscopes(&cu, addr, &scopes);
+	}
 	/* chain[] gets the function-like scopes, innermost first */
 	while (n > 0 && !done && k < PC_MAX_FRAMES) {
 		Dwarf_Die *next = NULL;

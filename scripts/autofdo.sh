@@ -15,7 +15,10 @@
 #   cov     -O2 -g --coverage -fprofile-update=single: gcov's exact line
 #           counts on the training inputs, against which the line counts
 #           of each recording (perf-ctr aggregate -f lines) are compared
-# and with clang 14 (AFDO_CLANG=0 leaves it out): base (-O2
+# GCC 14 from the trixie root builds base, instr, fdo, afdo-P and
+# afdowin-P the same way (AFDO_GCC14=0 leaves it out): its profiles have
+# discriminators, which GCC 12's cannot hold. And with clang 14
+# (AFDO_CLANG=0 leaves it out): base (-O2
 # -gline-tables-only -fdebug-info-for-profiling), instr and fdo (with a
 # profile runtime built here for riscv64), afdo-P (-fprofile-sample-use,
 # perf-ctr aggregate -f llvm-text), afdowin-P (--weight window) and
@@ -47,6 +50,7 @@ SETS="measure train"
 PROGS="bzip2 lua"
 PC=$TOP/out/perf-ctr/perf-ctr
 GCC=${CROSS}gcc
+GCC14=/usr/bin/${CROSS}gcc-14	# in the trixie root
 CLANG=clang-14
 SRC_LIST=/etc/apt/sources.list.d/ctr-autofdo-src.sources
 T0=$(date +%s)
@@ -148,10 +152,11 @@ build() {
 	src=$(prog_src "$p")
 	case $cc in
 	gcc) compiler=("$GCC") ;;
+	gcc14) compiler=(chroot "$ROOT" "$GCC14") ;;
 	clang) compiler=("$CLANG" --target=riscv64-linux-gnu) ;;
 	esac
 	key=$( {
-		echo "${compiler[*]} $* | ${LDEXTRA[*]}"; "${compiler[0]}" --version | head -1
+		echo "${compiler[*]} $* | ${LDEXTRA[*]}"; "${compiler[@]}" --version | head -1
 		prog_flags "$p"; prog_libs "$p"
 		for f in $(prog_files "$p"); do sha256sum <"$src/$f"; done
 		cat "$src"/*.h | sha256sum
@@ -239,6 +244,7 @@ round() {
 			for v in instr cov; do
 				echo "GCOV_STRIP_${p}_gcc_$v=$(strip_count "$W/build/$p-gcc-$v")"
 			done
+			echo "GCOV_STRIP_${p}_gcc14_instr=$(strip_count "$W/build/$p-gcc14-instr")"
 		done
 	} >"$st/afdo/env"
 	for line in "$@"; do
@@ -329,13 +335,30 @@ for p in $PROGS; do
 	build gcc "$p" cov $O2 --coverage -fprofile-update=single
 done
 
+# GCC 14 runs in the trixie root, which sees $W at the same path.
+GCCS=gcc
+if [ "${AFDO_GCC14:-1}" = 1 ] && [ "$(id -u)" = 0 ] && [ -x "$ROOT$GCC14" ]; then
+	mkdir -p "$ROOT$W"
+	mountpoint -q "$ROOT$W" || mount --bind "$W" "$ROOT$W" ||
+		die "cannot bind $W into $ROOT"
+	trap 'umount "$ROOT$W" 2>/dev/null || true' EXIT
+	GCCS="gcc gcc14"
+	for p in $PROGS; do
+		DEPS=()
+		build gcc14 "$p" base $O2
+		build gcc14 "$p" instr $O2 -fprofile-generate -fprofile-update=single
+	done
+else
+	say "no riscv64 GCC 14 in $ROOT (scripts/setup-afdo.sh) or not root: GCC 12 only"
+fi
+
 # clang: the profiled binary carries what sample profiles need; the
 # instrumented one is built without the integrated assembler and without
 # debug info (LLVM 14's riscv64 relocations and DWARF are not GNU as's).
 CL_BASE="-O2 -gline-tables-only -fdebug-info-for-profiling"
-COMPILERS=gcc CLANG_RT=
+COMPILERS=$GCCS CLANG_RT=
 if [ "${AFDO_CLANG:-1}" = 1 ] && command -v "$CLANG" >/dev/null; then
-	COMPILERS="gcc clang"
+	COMPILERS="$GCCS clang"
 	CLANG_RT=$(clang_rt) || CLANG_RT=
 	[ -n "$CLANG_RT" ] || say "no clang profile runtime for riscv64: clang without FDO"
 	for p in $PROGS; do
@@ -356,7 +379,7 @@ for cc in $COMPILERS; do
 	plan1=()
 	for p in $PROGS; do
 		plan1+=("$p $cc base")
-		[ "$cc" = gcc ] || [ -n "$CLANG_RT" ] && plan1+=("$p $cc instr")
+		[ "$cc" != clang ] || [ -n "$CLANG_RT" ] && plan1+=("$p $cc instr")
 		[ "$cc" = gcc ] && plan1+=("$p gcc cov")
 	done
 	round "1-$cc" "${plan1[@]}"
@@ -400,7 +423,7 @@ for p in $PROGS; do
 			for wt in $WEIGHTS; do
 				g=$f$(wsuf "$wt")
 				case $cc in
-				gcc)
+				gcc|gcc14)
 					"$PC" aggregate -v -i "$f.data" --binary "$base" --weight "$wt" \
 						-f gcov -o "$g.afdo" 2>"$g.agg" ||
 						{ cat "$g.agg" >&2; die "perf-ctr aggregate of $p-$cc at $per failed"; } ;;
@@ -442,20 +465,23 @@ done
 
 plan2=()
 for p in $PROGS; do
-	mapfile -t DEPS < <(ls "$W/prof/instr-$p-gcc"/*.gcda)
-	[ ${#DEPS[@]} -gt 0 ] || die "no .gcda files of $p came back"
-	build gcc "$p" fdo $O2 -fprofile-use -Wno-missing-profile
-	plan2+=("$p gcc base" "$p gcc fdo")
-	for per in $PERIODS; do
-		DEPS=("$W/prof/$p-gcc-$per.afdo")
-		build gcc "$p" "afdo-$per" $O2 -fauto-profile="$W/prof/$p-gcc-$per.afdo"
-		plan2+=("$p gcc afdo-$per")
-		[ -f "$W/prof/$p-gcc-$per.window.afdo" ] || continue
-		DEPS=("$W/prof/$p-gcc-$per.window.afdo")
-		build gcc "$p" "afdowin-$per" $O2 -fauto-profile="$W/prof/$p-gcc-$per.window.afdo"
-		plan2+=("$p gcc afdowin-$per")
+	for cc in $GCCS; do
+		mapfile -t DEPS < <(ls "$W/prof/instr-$p-$cc"/*.gcda)
+		[ ${#DEPS[@]} -gt 0 ] || die "no .gcda files of $p-$cc came back"
+		build "$cc" "$p" fdo $O2 -fprofile-use -Wno-missing-profile
+		plan2+=("$p $cc base" "$p $cc fdo")
+		for per in $PERIODS; do
+			DEPS=("$W/prof/$p-$cc-$per.afdo")
+			build "$cc" "$p" "afdo-$per" $O2 -fauto-profile="$W/prof/$p-$cc-$per.afdo"
+			plan2+=("$p $cc afdo-$per")
+			[ -f "$W/prof/$p-$cc-$per.window.afdo" ] || continue
+			DEPS=("$W/prof/$p-$cc-$per.window.afdo")
+			build "$cc" "$p" "afdowin-$per" $O2 \
+				-fauto-profile="$W/prof/$p-$cc-$per.window.afdo"
+			plan2+=("$p $cc afdowin-$per")
+		done
 	done
-	[ "$COMPILERS" = "gcc clang" ] || continue
+	case " $COMPILERS " in *" clang "*) ;; *) continue ;; esac
 	plan2+=("$p clang base")
 	if [ -f "$W/prof/$p-clang.profdata" ]; then
 		DEPS=("$W/prof/$p-clang.profdata")

@@ -107,20 +107,37 @@ static void load_cu_ranges(struct pc_dwarf *s)
 	s->cux = calloc(s->ncu ? s->ncu : 1, sizeof(*s->cux));
 }
 
-/* The CU of ADDR, and its number in *NO (-1 when found another way). */
-static bool cu_of_no(struct pc_dwarf *s, uint64_t addr, Dwarf_Die *cu,
-		     long *no)
+/*
+ * How many of the N elements of SIZE bytes at V start at or below ADDR:
+ * they are sorted by their first member, a uint64_t start address.
+ */
+_Static_assert(offsetof(struct cu_range, lo) == 0 &&
+	       offsetof(struct fn_seg, lo) == 0,
+	       "starting_upto() reads the start of each element first");
+static size_t starting_upto(const void *v, size_t n, size_t size,
+			    uint64_t addr)
 {
-	size_t lo = 0, hi = s->ncr;
+	size_t lo = 0, hi = n;
 
-	while (lo < hi) {		/* first range starting above ADDR */
-		size_t mid = (lo + hi) / 2;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t start;
 
-		if (s->cr[mid].lo <= addr)
+		memcpy(&start, (const char *)v + mid * size, sizeof(start));
+		if (start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* The CU of ADDR, and its number in *NO (-1 when found another way). */
+static bool cu_of_no(struct pc_dwarf *s, uint64_t addr, Dwarf_Die *cu,
+		     long *no)
+{
+	size_t lo = starting_upto(s->cr, s->ncr, sizeof(*s->cr), addr);
+
 	/* ranges of CUs may nest or overlap: look back a little */
 	while (lo > 0) {
 		const struct cu_range *r = &s->cr[--lo];
@@ -482,16 +499,8 @@ static struct cu_index *cu_index(struct pc_dwarf *s, long no, Dwarf_Die *cu)
 /* The innermost function-like DIE at ADDR in X, or -1. */
 static int node_at(const struct cu_index *x, uint64_t addr)
 {
-	size_t lo = 0, hi = x->nseg;
+	size_t lo = starting_upto(x->seg, x->nseg, sizeof(*x->seg), addr);
 
-	while (lo < hi) {		/* first segment starting above ADDR */
-		size_t mid = (lo + hi) / 2;
-
-		if (x->seg[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo && addr < x->seg[lo - 1].hi ? x->seg[lo - 1].node : -1;
 }
 

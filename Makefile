@@ -7,7 +7,7 @@
 
 S := scripts
 
-.PHONY: help setup kernel kernel-debug guest run demo check stress bench bench-perf-ctr autofdo patches lint clean
+.PHONY: help setup kernel kernel-debug guest run demo check stress bench bench-perf-ctr autofdo nested patches lint clean
 
 help:
 	@echo "make demo     boot QEMU with CTR and show perf record -b / perf report -b"
@@ -17,6 +17,7 @@ help:
 	@echo "make bench    what branch stacks cost per sample, as ratios"
 	@echo "make bench-perf-ctr  perf-ctr aggregate vs perf script and llvm-profgen"
 	@echo "make autofdo  AutoFDO via perf-ctr vs FDO on bzip2 and lua (out/autofdo/table.md)"
+	@echo "make nested   perf record -b in a nested Linux guest (Debian QEMU under KVM)"
 	@echo "make patches  write the kernel series to out/patches (git format-patch)"
 	@echo "make kernel   build the kernel (kernel-debug: KASAN, lockdep)"
 	@echo "make setup    install and fetch everything (done by the targets above)"
@@ -61,6 +62,9 @@ bench-perf-ctr: setup
 # lua5.4 from their Debian sources, measured in the -icount guest.
 autofdo: guest
 	$(S)/autofdo.sh
+
+nested: guest
+	$(S)/nested.sh
 
 patches: setup
 	$(S)/lint.sh patches

@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make nested: perf record -b in a nested Linux guest. The -cpu max guest
+# (L1, this kernel, KVM) runs Debian's riscv64 QEMU (qemu-system-riscv
+# from forky, 11.1) with KVM, which boots L2: this kernel and this
+# initramfs again. Debian's QEMU knows neither KVM's Ssctr register nor
+# the device tree name, so scripts/nested/ssctr-shim.c, preloaded into
+# it, turns the register on for every vCPU, and L1 adds the names to
+# QEMU's device tree (scripts/guest/nested). L2 records the workload
+# with Debian's perf (scripts/guest/l2); the host judges the recordings
+# as make check judges the L1 guest's (tools/perf-ctr/tests/e2e.py) and
+# prints the nested boot times. Not part of make check: about 3 minutes.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+W=$CTR_CACHE/nested
+SUITE=forky
+IMAGE=$KBUILD/ctr/arch/riscv/boot/Image
+BASE=$CTR_CACHE/initramfs-$GUEST_SUITE.cpio.gz
+T0=$(date +%s)
+mkdir -p "$W/debs"
+[ -f "$IMAGE" ] || die "no kernel image $IMAGE: run make kernel"
+"$TOP/scripts/mkinitramfs.sh" "$BASE"
+
+# Debian's riscv64 QEMU and dtc, with the libraries they load: the
+# runtime closure over forky's riscv64 index, less what only a booted
+# Debian system uses (systemd) and the firmware and ROMs that a KVM
+# guest without a network card never loads.
+index=$(ls "$ROOT"/var/lib/apt/lists/*_dists_${SUITE}_main_binary-riscv64_Packages 2>/dev/null) ||
+	die "no riscv64 index for $SUITE in $ROOT (scripts/setup.sh)"
+pkgs=$(python3 "$TOP/scripts/guest-deps.py" "$index" qemu-system-riscv device-tree-compiler |
+	grep -v -E '^(systemd|libsystemd-shared|opensbi|ipxe-qemu|qemu-system-data)(:|$)')
+want=()
+for p in $pkgs; do
+	ls "$W/debs/${p%:*}_"*.deb >/dev/null 2>&1 || want+=("$p/$SUITE")
+done
+if [ ${#want[@]} -gt 0 ]; then
+	say "nested: downloading ${#want[@]} riscv64 packages from $SUITE"
+	mkdir -p "$ROOT/tmp/nested-dl"
+	chmod 1777 "$ROOT/tmp/nested-dl"
+	in_root sh -c "cd /tmp/nested-dl && apt-get download -qq ${want[*]}" ||
+		die "downloading the nested VMM's packages failed"
+	mv "$ROOT"/tmp/nested-dl/*.deb "$W/debs/"
+fi
+st=$W/stage
+rm -rf "$st"
+mkdir -p "$st/nested/q"
+for p in $pkgs; do
+	dpkg-deb -x "$(ls "$W/debs/${p%:*}_"*.deb | tail -1)" "$st/nested/q"
+done
+rm -rf "$st"/nested/q/usr/share/{doc,man,locale,lintian,bash-completion,zsh} \
+	"$st"/nested/q/usr/lib/systemd "$st"/nested/q/etc/systemd \
+	"$st"/nested/q/usr/bin/qemu-system-riscv32 "$st"/nested/q/usr/bin/qemu-pr-helper
+[ -x "$st/nested/q/usr/bin/qemu-system-riscv64" ] || die "no qemu-system-riscv64 in $SUITE's package"
+
+"${CROSS}gcc" -O2 -Wall -Wextra -Werror -shared -fPIC -I"$CTR_CACHE/uapi/include" \
+	-o "$st/nested/ssctr-shim.so" "$TOP/scripts/nested/ssctr-shim.c" -ldl ||
+	die "ssctr-shim.c does not build (the series' uapi headers: make kernel)"
+cp "$IMAGE" "$st/nested/Image"
+cp "$BASE" "$st/nested/l2.cpio.gz"
+(cd "$st" && find nested | cpio -o -H newc --quiet | gzip -1) >"$W/nested.cpio.gz"
+# The kernel unpacks concatenated archives one after the other.
+cat "$BASE" "$W/nested.cpio.gz" >"$W/initrd.cpio.gz"
+
+say "nested: booting L1 ($(du -h "$W/nested.cpio.gz" | cut -f1) for it)"
+log=$TOP/out/nested/console.log
+mkdir -p "$(dirname "$log")"
+t=$(date +%s)
+# -icount: without it L2's user-only counts overflowed seldom (5 and 18
+# samples, where the same recordings in L1 get 34 and 256), mostly where
+# the workload starts and exits. AIA stays on: without it KVM offers L2
+# no Sscofpmf, so no sampling.
+CTR_INITRD=$W/initrd.cpio.gz "$TOP/scripts/run.sh" --smp 2 --icount \
+	--cpu max --run nested \
+	--timeout "${NESTED_TIMEOUT:-900}" --log "$log" >/dev/null 2>&1 || true
+say "nested: L1 ran for $(($(date +%s) - t)) s"
+grep -a -E '^(nested|l2): ' "$log" | grep -v 'QEMU.s L2 extensions' || true
+files=$TOP/out/nested/files
+rm -rf "$files"
+python3 "$TOP/scripts/guest-files.py" "$log" "$files" >/dev/null ||
+	die "a recording did not come back whole: $log"
+rc=0
+python3 "$TOP/tools/perf-ctr/tests/e2e.py" "$files" "$CTR_CACHE/guest-bin" |
+	sed 's/^\(PASS\|FAIL\|SKIP\) e2e:/\1 nested L2:/' | tee "$TOP/out/nested/results" || rc=1
+grep -q '^FAIL' "$TOP/out/nested/results" && rc=1
+# Both kernels run the driver's KUnit suites at boot, L2 on a hart
+# without the H extension.
+if grep -a -E '\] not ok [0-9]+ riscv_ctr' "$log" >&2; then
+	echo "FAIL nested: a KUnit suite of riscv_ctr failed in L1 or L2 (above)"
+	rc=1
+else
+	echo "PASS nested: KUnit suites of riscv_ctr in L1 and in both L2 boots"
+fi
+if grep -a -E 'WARNING:|BUG:|Oops|lockdep|KASAN|rcu.*stall' "$log" >&2; then
+	echo "FAIL nested: a warning in a guest's log (above)"
+	rc=1
+fi
+say "make nested: $(($(date +%s) - T0)) s"
+exit $rc

@@ -18,24 +18,15 @@ index=$(ls "$ROOT"/var/lib/apt/lists/*_dists_"${GUEST_SUITE}"_main_binary-riscv6
 pkgs=$(python3 "$TOP/scripts/guest-deps.py" "$index" $GUEST_PKGS)
 say "guest: $(echo "$pkgs" | wc -l) riscv64 packages from $GUEST_SUITE"
 
-dl=$DEBS/guest-$GUEST_SUITE
-mkdir -p "$dl" "$ROOT/tmp/gdl"
-chmod 1777 "$ROOT/tmp/gdl"
-want=()
-for p in $pkgs; do
-	ls "$dl/${p%:*}_"*.deb >/dev/null 2>&1 || want+=("$p/$GUEST_SUITE")
-done
-if [ ${#want[@]} -gt 0 ]; then
-	in_root sh -c "cd /tmp/gdl && apt-get download -qq ${want[*]}" ||
-		die "downloading guest packages failed"
-	mv "$ROOT"/tmp/gdl/*.deb "$dl/"
-fi
+# shellcheck disable=SC2086 # a list of names
+debs=$(fetch_debs "$DEBS/guest-$GUEST_SUITE" "$GUEST_SUITE" $pkgs) ||
+	die "downloading guest packages failed"
 
 out=$GUEST/$GUEST_SUITE
 rm -rf "$out.tmp"
 mkdir -p "$out.tmp"
-for p in $pkgs; do
-	dpkg-deb -x "$(ls "$dl/${p%:*}_"*.deb | tail -1)" "$out.tmp"
+for d in $debs; do
+	dpkg-deb -x "$d" "$out.tmp"
 done
 cd "$out.tmp"
 # dpkg -x only fills /usr: the merged-/usr links are made by base-files'

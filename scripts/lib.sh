@@ -54,6 +54,31 @@ in_root() {
 	return $rc
 }
 
+# fetch_debs DIR SUITE PKG...: download from SUITE (through the trixie
+# root's apt) each package that has no .deb in DIR yet, then print the
+# .deb of every PKG, one path a line. PKG may carry an :arch suffix.
+fetch_debs() {
+	local dir=$1 suite=$2 p tmp want=()
+	shift 2
+	mkdir -p "$dir"
+	for p in "$@"; do
+		ls "$dir/${p%:*}_"*.deb >/dev/null 2>&1 || want+=("$p/$suite")
+	done
+	if [ ${#want[@]} -gt 0 ]; then
+		say "downloading ${#want[@]} packages from $suite into $dir"
+		# apt drops privileges to _apt: a directory it can write to.
+		tmp=$(mktemp -d "$ROOT/tmp/dl.XXXXXX")
+		chmod 1777 "$tmp"
+		in_root sh -c "cd /tmp/${tmp##*/} && apt-get download -qq ${want[*]}" >&2 ||
+			{ rm -rf "$tmp"; die "downloading packages from $suite failed"; }
+		mv "$tmp"/*.deb "$dir/"
+		rmdir "$tmp"
+	fi
+	for p in "$@"; do
+		ls "$dir/${p%:*}_"*.deb | tail -1
+	done
+}
+
 qemu() {
 	root_exec /usr/bin/qemu-system-riscv64 -L "$ROOT/usr/share/qemu" "$@"
 }

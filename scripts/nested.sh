@@ -31,23 +31,14 @@ index=$(ls "$ROOT"/var/lib/apt/lists/*_dists_${SUITE}_main_binary-riscv64_Packag
 	die "no riscv64 index for $SUITE in $ROOT (scripts/setup.sh)"
 pkgs=$(python3 "$TOP/scripts/guest-deps.py" "$index" qemu-system-riscv device-tree-compiler |
 	grep -v -E '^(systemd|libsystemd-shared|opensbi|ipxe-qemu|qemu-system-data)(:|$)')
-want=()
-for p in $pkgs; do
-	ls "$W/debs/${p%:*}_"*.deb >/dev/null 2>&1 || want+=("$p/$SUITE")
-done
-if [ ${#want[@]} -gt 0 ]; then
-	say "nested: downloading ${#want[@]} riscv64 packages from $SUITE"
-	mkdir -p "$ROOT/tmp/nested-dl"
-	chmod 1777 "$ROOT/tmp/nested-dl"
-	in_root sh -c "cd /tmp/nested-dl && apt-get download -qq ${want[*]}" ||
-		die "downloading the nested VMM's packages failed"
-	mv "$ROOT"/tmp/nested-dl/*.deb "$W/debs/"
-fi
+# shellcheck disable=SC2086 # a list of names
+debs=$(fetch_debs "$W/debs" "$SUITE" $pkgs) ||
+	die "downloading the nested VMM's packages failed"
 st=$W/stage
 rm -rf "$st"
 mkdir -p "$st/nested/q"
-for p in $pkgs; do
-	dpkg-deb -x "$(ls "$W/debs/${p%:*}_"*.deb | tail -1)" "$st/nested/q"
+for d in $debs; do
+	dpkg-deb -x "$d" "$st/nested/q"
 done
 rm -rf "$st"/nested/q/usr/share/{doc,man,locale,lintian,bash-completion,zsh} \
 	"$st"/nested/q/usr/lib/systemd "$st"/nested/q/etc/systemd \

@@ -80,29 +80,13 @@ root_tools() {
 # Download the sysroot's packages (the closure of SYSROOT_PKGS over the
 # riscv64 index, as for the guest) and print one .deb path a line.
 sysroot_debs() {
-	local index pkgs dl p want=()
+	local index pkgs
 	index=$(ls "$ROOT"/var/lib/apt/lists/*_dists_"${GUEST_SUITE}"_main_binary-riscv64_Packages 2>/dev/null) ||
 		die "no riscv64 index for $GUEST_SUITE in $ROOT"
 	# shellcheck disable=SC2086 # a list of names
 	pkgs=$(python3 "$TOP/scripts/guest-deps.py" "$index" $SYSROOT_PKGS)
-	dl=$DEBS/perf73-$GUEST_SUITE
-	mkdir -p "$dl"
-	for p in $pkgs; do
-		ls "$dl/${p%:*}_"*.deb >/dev/null 2>&1 || want+=("$p/$GUEST_SUITE")
-	done
-	if [ ${#want[@]} -gt 0 ]; then
-		say "perf73: downloading ${#want[@]} riscv64 packages for the sysroot"
-		rm -rf "$ROOT/tmp/p73dl"
-		mkdir -p "$ROOT/tmp/p73dl"
-		chmod 1777 "$ROOT/tmp/p73dl"
-		in_root sh -c "cd /tmp/p73dl && apt-get download -qq ${want[*]}" >&2 ||
-			die "downloading the sysroot packages failed"
-		mv "$ROOT"/tmp/p73dl/*.deb "$dl/"
-		rmdir "$ROOT/tmp/p73dl"
-	fi
-	for p in $pkgs; do
-		ls "$dl/${p%:*}_"*.deb | tail -1
-	done
+	# shellcheck disable=SC2086 # a list of names
+	fetch_debs "$DEBS/perf73-$GUEST_SUITE" "$GUEST_SUITE" $pkgs
 }
 
 make_sysroot() {	# DEB...: unpack them into $P/sysroot

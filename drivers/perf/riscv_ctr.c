@@ -576,10 +576,10 @@ static void ctr_print_caps(const struct riscv_ctr_caps *caps)
  * riscv_ctr_probe() - find out whether the harts record control transfers
  * @pmu: the PMU that will take branch stack events
  *
- * Called once, before @pmu is registered, on the CPU that probes it. The
- * harts are assumed to share one CTR implementation, as they share one
- * PMU. With call-stack mode, @pmu gets the cache perf allocates each
- * task's saved call stack from.
+ * Called once, before @pmu is registered and after its capabilities are
+ * known, on the CPU that probes it. The harts are assumed to share one CTR
+ * implementation, as they share one PMU. With call-stack mode, @pmu gets
+ * the cache perf allocates each task's saved call stack from.
  */
 void riscv_ctr_probe(struct pmu *pmu)
 {
@@ -587,9 +587,15 @@ void riscv_ctr_probe(struct pmu *pmu)
 	unsigned int max;
 	int ret;
 
+	/* The words follow perf's ABI, not the hart: set them up in any case. */
 	ctr_init_words();
 	if (!riscv_isa_extension_available(NULL, SSCTR))
 		return;
+	/* Records are read out when a counter overflows, or never. */
+	if (pmu->capabilities & PERF_PMU_CAP_NO_INTERRUPT) {
+		pr_info("not used: the counters cannot interrupt on overflow (no Sscofpmf)\n");
+		return;
+	}
 
 	max = clamp(ctr_depth_param, CTR_DEPTH_ENTRIES(0), CTR_MAX_ENTRIES);
 	preempt_disable();

@@ -121,7 +121,7 @@ if [ $kernel_ok = 1 ]; then
 	# longest, so it boots first; the static checks of the series and
 	# the other guests (AIA, no CTR, a round of the stress test) take
 	# turns on the other core.
-	stage_start "guests: -cpu max,smaia=false,ssaia=false -icount (CTR, no AIA), beside the static checks of the series, -cpu max (CTR, AIA), -cpu max,smctr=false,ssctr=false (no CTR) and stress"
+	stage_start "guests: -cpu max,smaia=false,ssaia=false -icount (CTR, no AIA), beside the static checks of the series, -cpu max (CTR, AIA), -cpu max,smctr=false,ssctr=false (no CTR), -cpu max,sscofpmf=false (CTR, no overflow interrupt) and stress"
 	# 900 s fit it on CI's machines; it ran out of them, before the
 	# end of perf 7.3's record_lbr.sh, on a slower one: 1800.
 	guest_run noaia --cpu max,smaia=false,ssaia=false --icount --run check \
@@ -133,9 +133,11 @@ if [ $kernel_ok = 1 ]; then
 		--append "ctr.isa=yes ctr.depth=256 ctr.files=1"
 	guest_run noctr --cpu max,smctr=false,ssctr=false --run check \
 		--append "ctr.isa=no"
+	# Ssctr without overflow interrupts: CTR stays unused, and says so.
+	guest_run nosampling --cpu max,sscofpmf=false --smp 2 --run nosampling
 	guest_run stress --cpu max --run stress --append "ctr.stress=1"
 	wait $exact
-	for g in max noaia noctr stress; do
+	for g in max noaia noctr nosampling stress; do
 		guest_results $g
 	done
 	stage_end

@@ -721,7 +721,7 @@ int cmd_aggregate(int argc, char **argv)
 			fprintf(stderr, "perf-ctr aggregate: %s\n", err);
 		break;
 	}
-	if (pc_output_close(out, output, tmp, rc == 0)) {
+	if (pc_output_close(out, tmp, rc == 0)) {
 		fprintf(stderr, "perf-ctr aggregate: %s: write error: %s\n", output,
 			strerror(errno));
 		rc = -1;

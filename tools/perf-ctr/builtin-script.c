@@ -164,7 +164,7 @@ int cmd_script(int argc, char **argv)
 	ret = pc_machine_read(&sc.mc, in, &h, &sc, &err);
 	pc_machine_free(&sc.mc);
 	/* Only a complete script replaces the output. */
-	if (pc_output_close(sc.out, output, tmp, !ret) && !ret) {
+	if (pc_output_close(sc.out, tmp, !ret) && !ret) {
 		fprintf(stderr, "perf-ctr script: %s: write error: %s\n",
 			strcmp(output, "-") ? output : "stdout", strerror(errno));
 		return 1;

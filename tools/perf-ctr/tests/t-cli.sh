@@ -166,6 +166,45 @@ printf '0x1001 0x2001 0x8000800c\n' >triplets.txt
 	[ "$("$pc" decode 0x1001 0x2001 0x8000800c)" = "$(cat o.file)" ] || ok=0
 [ $ok = 1 ] && no_tmp && pass "cli-output-same-as-stdout" || fail "cli-output-same-as-stdout"
 
+# --- -o to what is not a regular file: a FIFO or a device is written in
+# place, never replaced by a file; a symbolic link stays one, and the file
+# it points to gets the output ---
+ok=1
+"$pc" report -i a.data --limit 7 >o.ref
+"$pc" script -i a.data -F ip,brstack >s.ref
+for c in "report -i a.data --limit 7:o.ref" "script -i a.data -F ip,brstack:s.ref"; do
+	rm -f o.fifo got
+	mkfifo o.fifo
+	timeout 20 cat o.fifo >got &
+	reader=$!
+	# shellcheck disable=SC2086
+	timeout 20 "$pc" ${c%:*} -o o.fifo || ok=0
+	wait $reader
+	[ -p o.fifo ] && cmp -s "${c#*:}" got ||
+		{ echo "perf-ctr ${c%:*} -o FIFO: not written in place" >&2; ok=0; }
+done
+rm -f o.fifo
+echo old >real.txt
+ln -s real.txt link.txt
+"$pc" report -i a.data --limit 7 -o link.txt &&
+	[ -L link.txt ] && cmp -s o.ref real.txt ||
+	{ echo "perf-ctr report -o SYMLINK: link replaced or target not written" >&2; ok=0; }
+ln -s real.data link.data
+"$pc" synth -o link.data --samples 5 --depth 2 &&
+	[ -L link.data ] && [ -s real.data ] ||
+	{ echo "perf-ctr synth -o SYMLINK: link replaced or target not written" >&2; ok=0; }
+# As root, a rename over /dev/null would replace the device for everyone.
+if [ -c /dev/null ]; then
+	"$pc" report -i a.data -o /dev/null || ok=0
+	if [ ! -c /dev/null ]; then
+		echo "perf-ctr report -o /dev/null replaced the device" >&2
+		ok=0
+		rm -f /dev/null && mknod -m 666 /dev/null c 1 3
+	fi
+fi
+[ $ok = 1 ] && no_tmp && pass "cli-output-in-place-when-not-a-regular-file" ||
+	fail "cli-output-in-place-when-not-a-regular-file"
+
 # --- a failing command leaves no file, no temporary file, and an
 # existing output untouched; exit 1 (check: 2) ---
 head -c 3000 a.data >trunc.data

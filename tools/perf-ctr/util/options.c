@@ -371,7 +371,7 @@ fail:
 	err = errno;
 	if (o->saved_fd >= 0)
 		close(o->saved_fd);
-	pc_output_close(o->f, path, o->tmp, false);
+	pc_output_close(o->f, o->tmp, false);
 	o->f = NULL;
 	o->tmp = NULL;
 	errno = err;
@@ -398,7 +398,7 @@ int pc_stdout_restore(struct pc_stdout *o, bool keep)
 		close(STDOUT_FILENO);
 	}
 	clearerr(stdout);
-	if (pc_output_close(o->f, o->path, o->tmp, keep && !ret) && !ret) {
+	if (pc_output_close(o->f, o->tmp, keep && !ret) && !ret) {
 		ret = -1;
 		err = errno;
 	}

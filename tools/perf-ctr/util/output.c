@@ -5,8 +5,12 @@
  * A command writes to a temporary file beside the output and renames it
  * over the output only when everything was written: an error, a full disk
  * or an interrupt never leaves a half-written or empty profile behind.
+ * Only a regular file can be replaced that way: a device, FIFO or socket
+ * (-o /dev/null, -o /dev/stdout) is written in place, and a symbolic link
+ * stays a link to the file that gets replaced.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,16 +19,47 @@
 
 #include "perf-ctr.h"
 
+#define TMP_SUFFIX	".tmp.XXXXXX"
+
+/* The file the symbolic link PATH names, whether it exists yet or not. */
+static char *link_target(const char *path)
+{
+	char buf[PATH_MAX], *real, *slash;
+	ssize_t n;
+
+	real = realpath(path, NULL);
+	if (real)
+		return real;
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	slash = strrchr(path, '/');
+	if (buf[0] == '/' || !slash)
+		return strdup(buf);
+	if (asprintf(&real, "%.*s/%s", (int)(slash - path), path, buf) < 0)
+		return NULL;
+	return real;
+}
+
 FILE *pc_output_open(const char *path, char **tmp)
 {
+	char *real = NULL;
+	struct stat st;
 	mode_t mask;
 	FILE *f;
-	int fd;
+	int fd, n;
 
 	*tmp = NULL;
 	if (!strcmp(path, "-"))
 		return stdout;
-	if (asprintf(tmp, "%s.tmp.XXXXXX", path) < 0) {
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return fopen(path, "wb");
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode))
+		real = link_target(path);
+	n = asprintf(tmp, "%s" TMP_SUFFIX, real ? real : path);
+	free(real);
+	if (n < 0) {
 		*tmp = NULL;
 		errno = ENOMEM;
 		return NULL;
@@ -51,9 +86,10 @@ fail:
 	return NULL;
 }
 
-int pc_output_close(FILE *f, const char *path, char *tmp, bool keep)
+int pc_output_close(FILE *f, char *tmp, bool keep)
 {
 	int ret = 0, err = 0;
+	char *target;
 
 	if (fflush(f) || ferror(f)) {
 		ret = -1;
@@ -65,10 +101,15 @@ int pc_output_close(FILE *f, const char *path, char *tmp, bool keep)
 		ret = -1;
 		err = errno;
 	}
-	if (keep && !ret && rename(tmp, path) < 0) {
+	if (!tmp)	/* written in place */
+		goto out;
+	/* The file it stands for: PATH, or the file PATH links to. */
+	target = strndup(tmp, strlen(tmp) - strlen(TMP_SUFFIX));
+	if (keep && !ret && (!target || rename(tmp, target) < 0)) {
 		ret = -1;
-		err = errno;
+		err = target ? errno : ENOMEM;
 	}
+	free(target);
 	if (!keep || ret)
 		unlink(tmp);
 	free(tmp);

@@ -163,14 +163,16 @@ void pc_writer_discard(struct pc_writer *w);
 uint64_t pc_writer_nr_samples(const struct pc_writer *w);
 
 /*
- * Output files: pc_output_open() gives stdout for "-", else a temporary
- * file beside PATH (*TMP, for pc_output_close()). pc_output_close()
- * renames it to PATH when KEEP and everything was written, else removes
- * it; -1 with errno on a write error.
+ * Output files: pc_output_open() gives stdout for "-", PATH itself when
+ * it is not a regular file (a device or FIFO: *TMP NULL), else a
+ * temporary file beside PATH or beside the file PATH links to (*TMP, for
+ * pc_output_close()). pc_output_close() renames that over the file when
+ * KEEP and everything was written, else removes it; -1 with errno on a
+ * write error.
  */
 #include <stdio.h>
 FILE *pc_output_open(const char *path, char **tmp);
-int pc_output_close(FILE *f, const char *path, char *tmp, bool keep);
+int pc_output_close(FILE *f, char *tmp, bool keep);
 
 /* Print ERR as "FILE: offset 0x...: what" on stderr. */
 void pc_print_error(const char *file, const struct pc_error *err);

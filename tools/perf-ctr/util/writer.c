@@ -375,7 +375,7 @@ int pc_writer_close(struct pc_writer *w)
 			   fwrite(hdr, 1, sizeof(hdr), w->f) != sizeof(hdr)))
 		w_fail(w, w->f == stdout ? "cannot seek stdout" : "write");
 	/* Renamed only now that all of it is written; else removed. */
-	if (pc_output_close(w->f, w->file, w->tmp, !w->failed) && !w->failed)
+	if (pc_output_close(w->f, w->tmp, !w->failed) && !w->failed)
 		w_fail(w, "close");
 	ret = w->failed ? -1 : 0;
 	for (i = 0; i < w->nr_attrs; i++)

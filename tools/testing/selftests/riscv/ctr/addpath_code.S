@@ -12,7 +12,7 @@
  * calls are at addpath_dive_call (to addpath_dive) and addpath_dive_fn
  * (to fn).
  *
- * void addpath_leaf(void): a loop of 100000 iterations without a call,
+ * void addpath_leaf(void): a loop of 10000 iterations without a call,
  * between addpath_leaf_begin and addpath_leaf_end, for a fn of
  * addpath_dive() to spin in.
  */
@@ -54,7 +54,7 @@ addpath_dive_end:
 	.globl	addpath_leaf_begin, addpath_leaf, addpath_leaf_end
 addpath_leaf_begin:
 addpath_leaf:
-	li	t0, 100000
+	li	t0, 10000
 1:	addi	t0, t0, -1
 	bnez	t0, 1b
 	ret

@@ -75,6 +75,19 @@ rc=0
 python3 "$TOP/tools/perf-ctr/tests/e2e.py" "$files" "$CTR_CACHE/guest-bin" |
 	sed 's/^\(PASS\|FAIL\|SKIP\) e2e:/\1 nested L2:/' | tee "$TOP/out/nested/results" || rc=1
 grep -q '^FAIL' "$TOP/out/nested/results" && rc=1
+# L2's samples follow the period: one per 20011 user instructions of
+# the workload (perf stat's count in the same L2), with 10% to spare.
+# Before the fix of the SBI PMU snapshot restart (patch 0001) it got 2.
+n=$(grep -a -o 'l2: perf stat: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$')
+s=$(grep -a -o 'l2: perf record -j any,u,save_type: exit 0, [0-9]* samples' "$log" |
+	tail -1 | grep -o '[0-9]* samples' | cut -d' ' -f1)
+want=$(( ${n:-0} / 20011 * 9 / 10 ))
+if [ -n "$s" ] && [ "$want" -gt 0 ] && [ "$s" -ge "$want" ]; then
+	echo "PASS nested L2: perf record -b samples follow the period ($s for ${n} instructions:u at 20011)"
+else
+	echo "FAIL nested L2: perf record -b samples follow the period (${s:-no} samples for ${n:-no count of} instructions:u at 20011, want $want or more)"
+	rc=1
+fi
 # Both kernels run the driver's KUnit suites at boot, L2 on a hart
 # without the H extension.
 if grep -a -E '\] not ok [0-9]+ riscv_ctr' "$log" >&2; then

@@ -121,7 +121,7 @@ if [ $kernel_ok = 1 ]; then
 	# longest, so it boots first; the static checks of the series and
 	# the other guests (AIA, no CTR, a round of the stress test) take
 	# turns on the other core.
-	stage_start "guests: -cpu max,smaia=false,ssaia=false -icount (CTR, no AIA), beside the static checks of the series, -cpu max (CTR, AIA), -cpu max,smctr=false,ssctr=false (no CTR), -cpu max,sscofpmf=false (CTR, no overflow interrupt) and stress"
+	stage_start "guests: -cpu max,smaia=false,ssaia=false -icount (CTR, no AIA), beside the static checks of the series, -cpu max (CTR, AIA), -cpu max,smctr=false,ssctr=false (no CTR), -cpu max,sscofpmf=false (CTR, no overflow interrupt), stress and make nested"
 	# 900 s fit it on CI's machines; it ran out of them, before the
 	# end of perf 7.3's record_lbr.sh, on a slower one: 1800.
 	guest_run noaia --cpu max,smaia=false,ssaia=false --icount --run check \
@@ -136,10 +136,20 @@ if [ $kernel_ok = 1 ]; then
 	# Ssctr without overflow interrupts: CTR stays unused, and says so.
 	guest_run nosampling --cpu max,sscofpmf=false --smp 2 --run nosampling
 	guest_run stress --cpu max --run stress --append "ctr.stress=1"
+	# perf record -b in a nested Linux guest (make nested, about 2.5
+	# minutes): fits in what the -icount guest leaves of this core.
+	nested_rc=0
+	"$TOP/scripts/nested.sh" >"$OUT/nested.log" 2>&1 || nested_rc=$?
 	wait $exact
 	for g in max noaia noctr nosampling stress; do
 		guest_results $g
 	done
+	while read -r v rest; do
+		record "$v" "$rest"
+	done < <(grep -E '^(PASS|FAIL|SKIP) ' "$OUT/nested.log")
+	if [ $nested_rc != 0 ] && ! grep -q '^FAIL ' "$OUT/nested.log"; then
+		record FAIL "nested: make nested stopped early ($(grep -m1 '^error:' "$OUT/nested.log"))"
+	fi
 	stage_end
 
 	# perf-ctr on what the Debian perf recorded in the -cpu max guest.

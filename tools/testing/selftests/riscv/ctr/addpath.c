@@ -934,9 +934,9 @@ TEST(call_stack_rotation)
 	ASSERT_EQ(0, ctr_ring_map(&r, lead, PAGES, &attr));
 	ASSERT_EQ(0, rotation_enable(&rot, true));
 	/*
-	 * Without -icount a sample mostly comes right after the group comes
-	 * back, before the dive: few stacks are exact (0 to 6 of 400 in the
-	 * leaf, fewer on a loaded host), so go on until one is.
+	 * Without -icount, on a busy host, a dive and its leaf can outlast
+	 * the 1 ms slice, and a group that comes back starts with an empty
+	 * stack: few stacks may be exact, so go on until one is.
 	 */
 	for (__u64 start = now_ms(); (f.leaf < 400 || !f.exact) &&
 	     now_ms() - start < MAX_MS;) {

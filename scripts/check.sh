@@ -119,8 +119,8 @@ if [ $kernel_ok = 1 ]; then
 	# also require a sample for every period, beside a second sampling
 	# event too. -icount runs its guest in one host thread and takes
 	# longest, so it boots first; the static checks of the series and
-	# the other guests (AIA, no CTR, a round of the stress test) take
-	# turns on the other core.
+	# the other guests (AIA, no CTR, no overflow interrupt, a round of
+	# the stress test, make nested) take turns on the other core.
 	stage_start "guests: -cpu max,smaia=false,ssaia=false -icount (CTR, no AIA), beside the static checks of the series, -cpu max (CTR, AIA), -cpu max,smctr=false,ssctr=false (no CTR), -cpu max,sscofpmf=false (CTR, no overflow interrupt), stress and make nested"
 	# 900 s fit it on CI's machines; it ran out of them, before the
 	# end of perf 7.3's record_lbr.sh, on a slower one: 1800.

@@ -63,9 +63,6 @@ struct report {
 	bool folded;
 	struct folded *fold;
 	size_t nr_fold, cap_fold;
-	char **comms;		/* by pid, small tables only */
-	uint32_t *comm_pids;
-	size_t nr_comms;
 	/* progress */
 	uint64_t file_size;
 	bool progress;
@@ -135,37 +132,6 @@ static struct edge *edge_get(struct report *r, uint64_t from, uint64_t to,
 		return &r->zero_edge;
 	}
 	return table_get(&r->edges, &r->nr_edges, &r->cap_edges, from, to, key);
-}
-
-static const char *comm_of(struct report *r, uint32_t pid)
-{
-	size_t i;
-
-	for (i = r->nr_comms; i-- > 0;)
-		if (r->comm_pids[i] == pid)
-			return r->comms[i];
-	return "unknown";
-}
-
-static int on_comm(void *ctx, const struct pc_comm *c)
-{
-	struct report *r = ctx;
-	char **nc;
-	uint32_t *np;
-
-	if (r->nr_comms >= 65536)
-		return 0;
-	nc = realloc(r->comms, (r->nr_comms + 1) * sizeof(*nc));
-	if (!nc)
-		return -1;
-	r->comms = nc;
-	np = realloc(r->comm_pids, (r->nr_comms + 1) * sizeof(*np));
-	if (!np)
-		return -1;
-	r->comm_pids = np;
-	r->comms[r->nr_comms] = strdup(c->comm);
-	r->comm_pids[r->nr_comms++] = c->pid;
-	return 0;
 }
 
 /* "sym" or "[dso]" or "[unknown]": a folded frame. */
@@ -239,6 +205,7 @@ static int fold_add(struct report *r, const char *stack)
 static int fold_sample(struct report *r, const struct pc_sample *s)
 {
 	char buf[16384], name[256];
+	const char *comm;
 	uint64_t frames[512], i;
 	size_t n = 0, len;
 
@@ -260,7 +227,15 @@ static int fold_sample(struct report *r, const struct pc_sample *s)
 		if (!n)
 			frames[n++] = s->ip;
 	}
-	len = snprintf(buf, sizeof(buf), "%s", comm_of(r, s->pid));
+	/* The thread's name when it was sampled; perf's ":TID" if none. */
+	comm = pc_machine_comm_at(&r->mc, pc_sample_pid(s), s->tid,
+				  pc_sample_time(s));
+	if (comm)
+		len = snprintf(buf, sizeof(buf), "%s", comm);
+	else if (s->attr && (s->attr->sample_type & PERF_SAMPLE_TID))
+		len = snprintf(buf, sizeof(buf), ":%u", s->tid);
+	else
+		len = snprintf(buf, sizeof(buf), "[unknown]");
 	/* frames[] is innermost first; folded stacks are outermost first. */
 	while (n-- > 0 && len < sizeof(buf) - 1) {
 		frame_name(r, s, frames[n], name, sizeof(name));
@@ -686,7 +661,7 @@ int cmd_report(int argc, char **argv)
 {
 	const char *in = "perf.data", *output = "-";
 	struct report r;
-	struct pc_handlers h = { .sample = on_sample, .comm = on_comm };
+	struct pc_handlers h = { .sample = on_sample };
 	struct pc_error err = { 0 };
 	struct pc_stdout o;
 	unsigned long limit = 20;
@@ -745,11 +720,7 @@ int cmd_report(int argc, char **argv)
 	}
 	for (i = 0; i < r.cap_fold; i++)
 		free(r.fold[i].stack);
-	for (i = 0; i < r.nr_comms; i++)
-		free(r.comms[i]);
 	free(r.fold);
-	free(r.comms);
-	free(r.comm_pids);
 	free(r.edges);
 	free(r.ips);
 	pc_machine_free(&r.mc);

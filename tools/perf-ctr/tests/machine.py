@@ -14,10 +14,18 @@ attribute samples wrongly when the model is wrong:
   build-id      a mapping under another name but with the binary's build id
                 counts; one with the binary's name and another build id not
 
+and report --folded names each sample's thread by its command at the
+sample's time, whatever the order of the records in the file:
+
+  comm-order    samples before and after an exec whose COMM comes after
+                them in the file; a fork's child before any COMM of its
+                own; a thread renamed by prctl; a reused pid
+
 BIN_DIR holds two static programs, alpha and beta, linked at the same
 address with text over FROM and TO (t-machine.sh builds them). Prints
 "PASS|FAIL machine: ..." lines.
 """
+import collections
 import os
 import re
 import struct
@@ -56,10 +64,11 @@ def mmap2(pid, time, name, start=0x10000, length=0x100000, build_id=None):
     return rec(10, misc, body + pad(name.encode()) + sid(pid, time))
 
 
-def comm(pid, time, name, exec_=True):
+def comm(pid, time, name, exec_=True, tid=None):
+    tid = pid if tid is None else tid
     return rec(3, MISC_COMM_EXEC if exec_ else 0,
-               struct.pack('<II', pid, pid) + pad(name.encode()) +
-               sid(pid, time))
+               struct.pack('<II', pid, tid) + pad(name.encode()) +
+               struct.pack('<IIQ', pid, tid, time))
 
 
 def fork(pid, ppid, time):
@@ -67,9 +76,10 @@ def fork(pid, ppid, time):
                sid(pid, time))
 
 
-def sample(pid, time):
+def sample(pid, time, tid=None):
+    tid = pid if tid is None else tid
     return rec(9, MISC_USER,
-               struct.pack('<QIIQQ', FROM, pid, pid, time, 1) +
+               struct.pack('<QIIQQ', FROM, pid, tid, time, 1) +
                struct.pack('<QQQ', FROM, TO, 0))
 
 
@@ -144,7 +154,47 @@ def main():
         if not ok:
             for line in (err_w + err_s).strip().splitlines()[:8]:
                 print('#   ' + line, file=sys.stderr)
+    bad += folded_comms(pc, tmp, W)
     return 1 if bad else 0
+
+
+def folded_comms(pc, tmp, W):
+    """report --folded: the command of each sample's thread at its time."""
+    # Written as a per-CPU recording is: each CPU's records in turn.
+    records = [
+        # CPU 0: pid 900, started by a shell, execs alpha at 20; its
+        # samples at 12 (still the shell) and 30, 31 (alpha).
+        comm(900, 5, 'sh'), sample(900, 12), sample(900, 30),
+        sample(900, 31),
+        # pid 900's thread 903 named 'worker' at 40, sampled at 41; the
+        # main thread sampled at 42 keeps its name.
+        sample(900, 41, tid=903), sample(900, 42),
+        # pid 901, forked by 900 at 33, sampled at 34 before any COMM.
+        sample(901, 34),
+        # pid 902 exits; a new process with its pid, forked by 900 at 60,
+        # is sampled at 61.
+        sample(902, 9), sample(902, 61),
+        # CPU 1: the side-band records, later in the file.
+        comm(902, 1, 'old'), comm(900, 20, 'alpha'), mmap2(900, 21, W),
+        fork(901, 900, 33), comm(900, 40, 'worker', False, tid=903),
+        fork(902, 900, 60),
+    ]
+    want = {'sh': 1, 'alpha': 5, 'worker': 1, 'old': 1}
+    path = os.path.join(tmp, 'comm-order.data')
+    perf_data(path, records)
+    p = subprocess.run([pc, 'report', '-i', path, '--folded'],
+                       capture_output=True, text=True)
+    got = collections.Counter()
+    for line in p.stdout.splitlines():
+        stack, _, n = line.rpartition(' ')
+        got[stack.split(';', 1)[0]] += int(n)
+    ok = p.returncode == 0 and got == want
+    print('%s machine: comm-order: report --folded names %s (want %s)' %
+          ('PASS' if ok else 'FAIL', dict(sorted(got.items())),
+           dict(sorted(want.items()))))
+    if not ok and p.stderr.strip():
+        print('#   ' + p.stderr.strip()[:400], file=sys.stderr)
+    return 0 if ok else 1
 
 
 if __name__ == '__main__':

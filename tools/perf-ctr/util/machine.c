@@ -10,15 +10,17 @@
  *
  *   MMAP, MMAP2   a new executable mapping of the process; it replaces
  *                 whatever part of an older one it overlaps
- *   COMM (exec)   the process starts over with no mapping
+ *   COMM          a thread's new name; after an exec, the process starts
+ *                 over with no mapping and one thread
  *   FORK          a new process starts with a copy of its parent's
+ *                 mappings and the name of the thread that forked it
  *   EXIT          nothing: samples may still follow
  *
- * Nothing is thrown away: each mapping keeps the interval of time in
+ * Nothing is thrown away: each mapping and each name keeps the time from
  * which it was in use, so a sample looks its addresses up in its own
- * process's mappings as they were at the sample's time, whatever the
- * order in which the samples come. No other process's mappings are ever
- * used, except for samples that carry no pid.
+ * process's mappings, and its thread's name, as they were at the
+ * sample's time, whatever the order in which the samples come. No other
+ * process's mappings are ever used, except for samples that carry no pid.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,21 +28,43 @@
 
 #include "machine.h"
 
-enum sb_kind { SB_MMAP, SB_EXEC, SB_FORK };
+enum sb_kind { SB_MMAP, SB_COMM, SB_FORK };
 
 /* One side-band record, as much of it as the model needs. */
 struct pc_sb {
 	uint64_t time, seq;
 	uint64_t start, len, pgoff;
-	uint32_t pid, ppid;
+	uint32_t pid, ppid, tid, ptid;
 	enum sb_kind kind;
+	bool exec;
 	struct pc_dso *dso;
+	const char *comm;
+};
+
+/*
+ * A thread's name from TIME on. A new process (FORK) or program (exec)
+ * starts over: names given before it are no longer any thread's.
+ */
+struct pc_name {
+	uint64_t time;
+	uint32_t tid;
+	bool start;
+	const char *comm;	/* in the machine's string pool */
 };
 
 struct pc_proc {
 	uint32_t pid;
 	struct pc_map *maps;	/* in the order they were made */
 	size_t nr, cap;
+	struct pc_name *names;	/* in time order */
+	size_t nr_names, cap_names;
+};
+
+/* The strings of the names, allocated in blocks, freed with the machine. */
+struct pc_strings {
+	struct pc_strings *next;
+	size_t used, size;
+	char buf[];
 };
 
 void pc_machine_init(struct pc_machine *mc)
@@ -57,8 +81,16 @@ void pc_machine_free(struct pc_machine *mc)
 		n = d->next;
 		pc_dso_free(d);
 	}
-	for (i = 0; i < mc->nr_procs; i++)
+	for (i = 0; i < mc->nr_procs; i++) {
 		free(mc->procs[i].maps);
+		free(mc->procs[i].names);
+	}
+	while (mc->strings) {
+		struct pc_strings *next = mc->strings->next;
+
+		free(mc->strings);
+		mc->strings = next;
+	}
 	free(mc->procs);
 	free(mc->slots);
 	free(mc->sb);
@@ -78,6 +110,31 @@ static struct pc_dso *dso_get(struct pc_machine *mc, const char *name)
 	d->next = mc->dsos;
 	mc->dsos = d;
 	return d;
+}
+
+/* S, kept until the machine is freed (names repeat: the last is shared). */
+static const char *string_keep(struct pc_machine *mc, const char *s)
+{
+	struct pc_strings *b = mc->strings;
+	size_t len = strlen(s) + 1;
+
+	if (mc->last_string && !strcmp(mc->last_string, s))
+		return mc->last_string;
+	if (!b || b->size - b->used < len) {
+		size_t size = len > 4096 ? len : 4096;
+
+		b = malloc(sizeof(*b) + size);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->size = size;
+		b->next = mc->strings;
+		mc->strings = b;
+	}
+	memcpy(b->buf + b->used, s, len);
+	mc->last_string = b->buf + b->used;
+	b->used += len;
+	return mc->last_string;
 }
 
 static size_t pid_hash(uint32_t pid, size_t nr_slots)
@@ -166,6 +223,56 @@ static struct pc_map *map_add(struct pc_proc *p)
 	return &p->maps[p->nr++];
 }
 
+static int name_add(struct pc_proc *p, uint64_t time, uint32_t tid,
+		    bool start, const char *comm)
+{
+	struct pc_name *n;
+
+	if (p->nr_names == p->cap_names) {
+		size_t cap = p->cap_names ? p->cap_names * 2 : 4;
+		void *v = realloc(p->names, cap * sizeof(*p->names));
+
+		if (!v)
+			return -1;
+		p->names = v;
+		p->cap_names = cap;
+	}
+	n = &p->names[p->nr_names++];
+	n->time = time;
+	n->tid = tid;
+	n->start = start;
+	n->comm = comm;
+	return 0;
+}
+
+/*
+ * The name of thread TID of P at TIME: its own newest since the process
+ * or its program started, else the main thread's (a thread that was
+ * never renamed has the name of the program that created it). A sample
+ * older than every name gets the oldest: it can only be the first.
+ */
+static const char *proc_name(const struct pc_proc *p, uint32_t tid,
+			     uint64_t time)
+{
+	size_t i, main = SIZE_MAX;
+
+	for (i = p->nr_names; i-- > 0;) {
+		const struct pc_name *n = &p->names[i];
+
+		if (n->time > time)
+			continue;
+		if (n->tid == tid)
+			return n->comm;
+		if (n->tid == p->pid && main == SIZE_MAX)
+			main = i;
+		if (n->start)
+			break;
+	}
+	if (main != SIZE_MAX)
+		return p->names[main].comm;
+	return p->nr_names ? p->names[0].comm : NULL;
+}
+
 static struct pc_sb *sb_add(struct pc_machine *mc, enum sb_kind kind,
 			    uint64_t time)
 {
@@ -214,15 +321,15 @@ int pc_machine_mmap(struct pc_machine *mc, const struct pc_mmap *m)
 
 int pc_machine_comm(struct pc_machine *mc, const struct pc_comm *c)
 {
-	struct pc_sb *e;
+	struct pc_sb *e = sb_add(mc, SB_COMM, c->time);
 
-	if (!c->exec)
-		return 0;
-	e = sb_add(mc, SB_EXEC, c->time);
 	if (!e)
 		return -1;
 	e->pid = c->pid;
-	return 0;
+	e->tid = c->tid;
+	e->exec = c->exec;
+	e->comm = string_keep(mc, c->comm);
+	return e->comm ? 0 : -1;
 }
 
 int pc_machine_task(struct pc_machine *mc, const struct pc_task *t)
@@ -237,6 +344,7 @@ int pc_machine_task(struct pc_machine *mc, const struct pc_task *t)
 		return -1;
 	e->pid = t->pid;
 	e->ppid = t->ppid;
+	e->ptid = t->ptid;
 	return 0;
 }
 
@@ -300,6 +408,7 @@ static int maps_cut(struct pc_proc *p, uint64_t start, uint64_t end,
 static int apply(struct pc_machine *mc, const struct pc_sb *e)
 {
 	struct pc_proc *p = proc_get(mc, e->pid), *parent;
+	const char *comm;
 	struct pc_map *m;
 	size_t i, nr;
 
@@ -321,7 +430,11 @@ static int apply(struct pc_machine *mc, const struct pc_sb *e)
 		m->t_end = UINT64_MAX;
 		m->dso = e->dso;
 		return 0;
-	case SB_EXEC:
+	case SB_COMM:
+		if (name_add(p, e->time, e->tid, e->exec, e->comm))
+			return -1;
+		if (!e->exec)
+			return 0;
 		mc->nr_execs++;
 		return maps_cut(p, 0, UINT64_MAX, e->time);
 	case SB_FORK:
@@ -332,6 +445,9 @@ static int apply(struct pc_machine *mc, const struct pc_sb *e)
 		parent = proc_find(mc, e->ppid);
 		if (!parent)
 			return 0;
+		comm = proc_name(parent, e->ptid, e->time);
+		if (comm && name_add(p, e->time, e->pid, true, comm))
+			return -1;
 		nr = parent->nr;
 		for (i = 0; i < nr; i++) {
 			if (parent->maps[i].t_end != UINT64_MAX)
@@ -422,6 +538,14 @@ const struct pc_map *pc_machine_find(struct pc_machine *mc, uint32_t pid,
 	if (m)
 		mc->last = m;
 	return m;
+}
+
+const char *pc_machine_comm_at(struct pc_machine *mc, uint32_t pid,
+			       uint32_t tid, uint64_t time)
+{
+	const struct pc_proc *p = proc_find(mc, pid);
+
+	return p ? proc_name(p, tid, time) : NULL;
 }
 
 bool pc_resolve(struct pc_machine *mc, uint32_t pid, uint64_t time,

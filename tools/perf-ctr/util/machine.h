@@ -3,7 +3,8 @@
  * perf-ctr: the address spaces of a recording (machine.c).
  *
  * One model for every command: the processes of the recording, each with
- * the history of its executable mappings, built from the side-band records
+ * the history of its executable mappings and of its threads' names
+ * (comm), built from the side-band records
  * (MMAP, MMAP2, COMM, FORK, EXIT) handled in time order. A sample's
  * address is looked up in its own process's mappings as they were at the
  * sample's time; kernel addresses in the kernel's (pid -1).
@@ -33,6 +34,7 @@ struct pc_map {
 };
 
 struct pc_proc;
+struct pc_strings;
 
 struct pc_machine {
 	struct pc_proc *procs;
@@ -44,6 +46,8 @@ struct pc_machine {
 	struct pc_sb *sb;
 	size_t nr_sb, cap_sb;
 	const struct pc_map *last;	/* of the last lookup */
+	struct pc_strings *strings;	/* the threads' names */
+	const char *last_string;
 	uint64_t nr_mmaps, nr_forks, nr_execs;
 	bool finished;
 };
@@ -74,6 +78,12 @@ size_t pc_machine_count_maps(const struct pc_machine *mc,
 /* The mapping of ADDR in process PID at TIME, or NULL. */
 const struct pc_map *pc_machine_find(struct pc_machine *mc, uint32_t pid,
 				     uint64_t time, uint64_t addr);
+/*
+ * The name (comm) of thread TID of process PID at TIME, or NULL when the
+ * recording never named the process.
+ */
+const char *pc_machine_comm_at(struct pc_machine *mc, uint32_t pid,
+			       uint32_t tid, uint64_t time);
 bool pc_resolve(struct pc_machine *mc, uint32_t pid, uint64_t time,
 		uint64_t addr, struct pc_loc *loc);
 

@@ -97,8 +97,8 @@ static void gcov_inst(struct buf *b, struct strtab *st, struct inst *in)
 {
 	size_t i, j, npos = 0, nkids = 0;
 
-	for (i = 0; i < in->nbody; i++)
-		npos += in->body[i].n != 0;
+	/* Every position, those that did not run too (zero_fill()). */
+	npos = in->nbody;
 	for (i = 0; i < in->nkids; i++)
 		nkids += in->kids[i].in->total != 0;
 	put32(b, str_index(st, in->name));
@@ -109,8 +109,6 @@ static void gcov_inst(struct buf *b, struct strtab *st, struct inst *in)
 		struct tgt **tv;
 		size_t nt = 0;
 
-		if (!bd->n)
-			continue;
 		put32(b, bd->off << 16 | (bd->discr & 0xffff));
 		if (bd->indirect)
 			nt = afdo_sorted_tgts(bd, &tv);

@@ -262,7 +262,7 @@ int afdo_sweep_ranges(struct sweep *w, const struct afdo_agg *g,
  * Every instruction of a function that any range starts in gets a count,
  * 0 where no range covers it: a compiler takes an explicit 0 for code
  * that did not run, and an absent line for code it knows nothing of, so
- * llvm-profgen fills the functions it saw so.
+ * llvm-profgen and create_gcov fill the functions they saw so.
  */
 static int zero_fill(struct tree *t, struct pc_dwarf *s,
 		     const struct afdo_agg *g, const struct afdo_bin *b,
@@ -530,10 +530,10 @@ int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
 	memset(&ts, 0, sizeof(ts));
 	ts.w.insn = tree_insn;
 	ts.w.s = s;
-	ts.w.keep_spans = t->llvm_discr;
+	ts.w.keep_spans = true;
 	ts.t = t;
 	if (afdo_sweep_ranges(&ts.w, g, b) || add_calls(t, s, g, b) ||
-	    (t->llvm_discr && zero_fill(t, s, g, b, &ts.w))) {
+	    zero_fill(t, s, g, b, &ts.w)) {
 		snprintf(err, errlen, "out of memory");
 		rc = -1;
 		goto out;

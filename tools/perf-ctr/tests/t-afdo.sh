@@ -240,6 +240,47 @@ else
 	cat p14.err p14.gcc >&2 2>/dev/null
 	fail afdo-gcov-gcc14-discriminators
 fi
+# Lines that did not run are written with count 0 (as create_gcov
+# writes them), not left out: GCC takes an explicit 0 as code that did
+# not run and guesses for a line the profile lacks. Records of work()'s
+# loop taken through its else branch only: `s += sq(i);` did not run.
+keep_only_else() {	# prog_nopie's work(): "IP BACKEDGE/LOOPHEAD" samples
+	"${CROSS}objdump" -d -l --no-show-raw-insn prog_nopie | python3 -c '
+import re, sys
+line = want = None
+rows = []
+infn = False
+for t in sys.stdin:
+    if re.match(r"^[0-9a-f]+ <", t):
+        infn = t.rstrip().endswith("<work>:")
+        continue
+    m = re.search(r"prog\.c:(\d+)", t)
+    if m:
+        line = int(m.group(1))
+        continue
+    m = re.match(r"\s+([0-9a-f]+):\s+(\S+)\s+(.*)", t)
+    if infn and m:
+        rows.append((int(m.group(1), 16), line, m.group(2), m.group(3)))
+head = min(a for a, l, _, _ in rows if l == int(sys.argv[1]))
+back = [a for a, _, op, args in rows if op.startswith("b") and
+        args.split(",")[-1].split()[0] == "%x" % head]
+for _ in range(20):
+    print("%#x" % back[-1], " ".join(["%#x/%#x/P/-/-/0" % (back[-1], head)] * 8))
+' "$(grep -n 'if (i % 3 == 0)' "$fix/prog.c" | cut -d: -f1)"
+}
+decl=$(grep -n '^__attribute__((noinline)) int work' "$fix/prog.c" | cut -d: -f1)
+then_l=$(grep -n 's += sq(i);' "$fix/prog.c" | cut -d: -f1)
+else_l=$(grep -n 's -= i;' "$fix/prog.c" | cut -d: -f1)
+if keep_only_else >else.brstack && [ -s else.brstack ] &&
+   agg --input-format brstack -i else.brstack --binary prog_nopie -f gcov \
+	-o else.afdo && keys else.afdo >else.keys &&
+   grep -qx "work $((then_l - decl)) 0 0" else.keys &&
+   grep -q "^work $((else_l - decl)) 0 [1-9]" else.keys; then
+	pass afdo-gcov-zero-lines
+else
+	cat else.keys >&2 2>/dev/null
+	fail afdo-gcov-zero-lines
+fi
 # --gcc-version names the consumer when it is not the GCC of the DWARF.
 if agg -v -i pie.data --binary prog -f gcov --gcc-version 14 -o p12as14.afdo 2>p12as14.err &&
    grep -q 'GCC 14 profile: with discriminators' p12as14.err &&

@@ -172,14 +172,16 @@ def folded_comms(pc, tmp, W):
         # pid 901, forked by 900 at 33, sampled at 34 before any COMM.
         sample(901, 34),
         # pid 902 exits; a new process with its pid, forked by 900 at 60,
-        # is sampled at 61.
-        sample(902, 9), sample(902, 61),
+        # is sampled at 61. pid 904 the same, forked by a process the
+        # recording does not know: no name, not the old one's.
+        sample(902, 9), sample(902, 61), sample(904, 3), sample(904, 71),
         # CPU 1: the side-band records, later in the file.
         comm(902, 1, 'old'), comm(900, 20, 'alpha'), mmap2(900, 21, W),
         fork(901, 900, 33), comm(900, 40, 'worker', False, tid=903),
-        fork(902, 900, 60),
+        fork(902, 900, 60), comm(904, 2, 'gone'), fork(904, 999, 70),
     ]
-    want = {'sh': 1, 'alpha': 5, 'worker': 1, 'old': 1}
+    want = {'sh': 1, 'alpha': 5, 'worker': 1, 'old': 1, 'gone': 1,
+            ':904': 1}
     path = os.path.join(tmp, 'comm-order.data')
     perf_data(path, records)
     p = subprocess.run([pc, 'report', '-i', path, '--folded'],

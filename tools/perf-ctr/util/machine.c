@@ -49,7 +49,7 @@ struct pc_name {
 	uint64_t time;
 	uint32_t tid;
 	bool start;
-	const char *comm;	/* in the machine's string pool */
+	const char *comm;	/* in the machine's string pool, or NULL */
 };
 
 struct pc_proc {
@@ -443,11 +443,12 @@ static int apply(struct pc_machine *mc, const struct pc_sb *e)
 		if (maps_cut(p, 0, UINT64_MAX, e->time))
 			return -1;
 		parent = proc_find(mc, e->ppid);
+		/* Its forking thread's name, or none known: not the old one's. */
+		comm = parent ? proc_name(parent, e->ptid, e->time) : NULL;
+		if (name_add(p, e->time, e->pid, true, comm))
+			return -1;
 		if (!parent)
 			return 0;
-		comm = proc_name(parent, e->ptid, e->time);
-		if (comm && name_add(p, e->time, e->pid, true, comm))
-			return -1;
 		nr = parent->nr;
 		for (i = 0; i < nr; i++) {
 			if (parent->maps[i].t_end != UINT64_MAX)

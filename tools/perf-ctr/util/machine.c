@@ -137,6 +137,25 @@ static const char *string_keep(struct pc_machine *mc, const char *s)
 	return mc->last_string;
 }
 
+/*
+ * ARR (*CAP elements of SIZE, NR in use) with room for one more: ARR
+ * itself, or a larger copy; NULL, with ARR and *CAP as they were, when
+ * memory ran out.
+ */
+static void *grow(void *arr, size_t *cap, size_t nr, size_t size,
+		  size_t first)
+{
+	size_t c = *cap ? *cap * 2 : first;
+	void *n;
+
+	if (nr < *cap)
+		return arr;
+	n = realloc(arr, c * size);
+	if (n)
+		*cap = c;
+	return n;
+}
+
 static size_t pid_hash(uint32_t pid, size_t nr_slots)
 {
 	return (size_t)((pid * 0x9e3779b1u) >> 7) & (nr_slots - 1);
@@ -180,15 +199,10 @@ static struct pc_proc *proc_get(struct pc_machine *mc, uint32_t pid)
 
 	if (p)
 		return p;
-	if (mc->nr_procs == mc->cap_procs) {
-		size_t cap = mc->cap_procs ? mc->cap_procs * 2 : 64;
-		void *v = realloc(mc->procs, cap * sizeof(*mc->procs));
-
-		if (!v)
-			return NULL;
-		mc->procs = v;
-		mc->cap_procs = cap;
-	}
+	p = grow(mc->procs, &mc->cap_procs, mc->nr_procs, sizeof(*mc->procs), 64);
+	if (!p)
+		return NULL;
+	mc->procs = p;
 	p = &mc->procs[mc->nr_procs++];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
@@ -211,15 +225,11 @@ static struct pc_proc *proc_get(struct pc_machine *mc, uint32_t pid)
 
 static struct pc_map *map_add(struct pc_proc *p)
 {
-	if (p->nr == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-		void *v = realloc(p->maps, cap * sizeof(*p->maps));
+	struct pc_map *v = grow(p->maps, &p->cap, p->nr, sizeof(*p->maps), 16);
 
-		if (!v)
-			return NULL;
-		p->maps = v;
-		p->cap = cap;
-	}
+	if (!v)
+		return NULL;
+	p->maps = v;
 	return &p->maps[p->nr++];
 }
 
@@ -228,15 +238,10 @@ static int name_add(struct pc_proc *p, uint64_t time, uint32_t tid,
 {
 	struct pc_name *n;
 
-	if (p->nr_names == p->cap_names) {
-		size_t cap = p->cap_names ? p->cap_names * 2 : 4;
-		void *v = realloc(p->names, cap * sizeof(*p->names));
-
-		if (!v)
-			return -1;
-		p->names = v;
-		p->cap_names = cap;
-	}
+	n = grow(p->names, &p->cap_names, p->nr_names, sizeof(*p->names), 4);
+	if (!n)
+		return -1;
+	p->names = n;
 	n = &p->names[p->nr_names++];
 	n->time = time;
 	n->tid = tid;
@@ -278,15 +283,10 @@ static struct pc_sb *sb_add(struct pc_machine *mc, enum sb_kind kind,
 {
 	struct pc_sb *e;
 
-	if (mc->nr_sb == mc->cap_sb) {
-		size_t cap = mc->cap_sb ? mc->cap_sb * 2 : 256;
-		void *v = realloc(mc->sb, cap * sizeof(*mc->sb));
-
-		if (!v)
-			return NULL;
-		mc->sb = v;
-		mc->cap_sb = cap;
-	}
+	e = grow(mc->sb, &mc->cap_sb, mc->nr_sb, sizeof(*mc->sb), 256);
+	if (!e)
+		return NULL;
+	mc->sb = e;
 	e = &mc->sb[mc->nr_sb];
 	memset(e, 0, sizeof(*e));
 	e->kind = kind;

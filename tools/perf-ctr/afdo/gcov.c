@@ -130,6 +130,20 @@ static void gcov_inst(struct buf *b, struct strtab *st, struct inst *in)
 	}
 }
 
+/*
+ * How often a function was entered: the calls the records saw land on
+ * its first byte. A function entered seldom, such as bzip2's mainSort
+ * (once per block), can have thousands of samples in its loops and no
+ * sampled call. GCC 14 reads an entry count of 0 as "never executed" and
+ * optimises the whole function for size, its hot loops too (its unroller
+ * says "cold area"); GCC 12 did not. A function whose body ran was
+ * entered at least once.
+ */
+static uint64_t gcov_head(const struct inst *in)
+{
+	return in->head || !in->total ? in->head : 1;
+}
+
 int afdo_gcov_write(FILE *f, struct inst **top, size_t ntop)
 {
 	struct strtab st = { 0 };
@@ -155,7 +169,7 @@ int afdo_gcov_write(FILE *f, struct inst **top, size_t ntop)
 	put32(&fn, 0);
 	put32(&fn, (uint32_t)ntop);
 	for (i = 0; i < ntop; i++) {
-		put64(&fn, top[i]->head);
+		put64(&fn, gcov_head(top[i]));
 		gcov_inst(&fn, &st, top[i]);
 	}
 	len = (uint32_t)(fn.n - 8);

@@ -224,7 +224,7 @@ fi
 # GCC 13 and newer look profiles up by line offset and discriminator,
 # GCC 12 by line offset only: the gcov format follows the GCC named in
 # the binary's DWARF, and GCC 14 takes the result.
-keys() { python3 "$fix/gcov-keys.py" "$1"; }
+keys() { python3 "$fix/gcov-keys.py" "$@"; }
 if ! in_root_ok riscv64-linux-gnu-gcc-14; then
 	skip afdo-gcov-gcc14-discriminators "no riscv64 GCC 14 in $ROOT (scripts/setup-afdo.sh) or not root"
 elif rcc riscv64-linux-gnu-gcc-14 -O2 -g -o prog14 prog.c && cp "$rtmp/prog14" . &&
@@ -280,6 +280,19 @@ if keep_only_else >else.brstack && [ -s else.brstack ] &&
 else
 	cat else.keys >&2 2>/dev/null
 	fail afdo-gcov-zero-lines
+fi
+# A function entered seldom can have samples in its loop and no sampled
+# call: its head count is at least 1 (GCC 14 optimises a function with
+# entry count 0 for size, hot loops and all), and sampled calls still
+# count as they are. else.afdo has work()'s loop only, no call into it.
+if keys --heads else.afdo >else.heads && grep -qx "work 1" else.heads &&
+   agg -i nopie.data --binary prog_nopie -f gcov -o calls.afdo &&
+   keys --heads calls.afdo >calls.heads &&
+   awk '$1 == "work" && $2 > 1 { ok = 1 } END { exit !ok }' calls.heads; then
+	pass afdo-gcov-head-floor
+else
+	cat else.heads calls.heads >&2 2>/dev/null
+	fail afdo-gcov-head-floor
 fi
 # --gcc-version names the consumer when it is not the GCC of the DWARF.
 if agg -v -i pie.data --binary prog -f gcov --gcc-version 14 -o p12as14.afdo 2>p12as14.err &&

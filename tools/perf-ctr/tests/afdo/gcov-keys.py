@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""gcov-keys.py FILE: the location keys of a GCC AutoFDO (afdo v2) profile.
+"""gcov-keys.py [--heads] FILE: the location keys of a GCC AutoFDO (afdo
+v2) profile.
 
 Prints one line "FUNCTION LINE_OFFSET DISCRIMINATOR COUNT" per body
 location and "FUNCTION LINE_OFFSET DISCRIMINATOR inline CALLEE" per inlined
@@ -8,13 +9,15 @@ call site, walking the format perf-ctr aggregate -f gcov writes (what GCC's
 auto-profile.cc reads): magic, version, string table, function instances.
 Exits 3 when an instance is named by string index 0, which GCC's
 string_table::get_name() refuses with an internal compiler error.
+With --heads, one line "FUNCTION HEAD_COUNT" per function instead.
 """
 import struct
 import sys
 
 
 def main():
-    b = open(sys.argv[1], 'rb').read()
+    heads = sys.argv[1] == '--heads'
+    b = open(sys.argv[-1], 'rb').read()
     _, _, _, _, _, nstr = struct.unpack_from('<6I', b, 0)
     p, names = 24, []
     for _ in range(nstr):
@@ -34,17 +37,21 @@ def main():
         for _ in range(npos):
             key, ntgt = struct.unpack_from('<2I', b, p)
             count, = struct.unpack_from('<Q', b, p + 8)
-            print(name, key >> 16, key & 0xffff, count)
+            if not heads:
+                print(name, key >> 16, key & 0xffff, count)
             p += 16 + 20 * ntgt
         for _ in range(nkids):
             key, = struct.unpack_from('<I', b, p)
             callee, = struct.unpack_from('<I', b, p + 4)
-            print(name, key >> 16, key & 0xffff, 'inline', names[callee])
+            if not heads:
+                print(name, key >> 16, key & 0xffff, 'inline', names[callee])
             p = inst(p + 4, names[callee])
         return p
 
     for _ in range(nfn):
-        fn, = struct.unpack_from('<I', b, p + 8)
+        head, fn = struct.unpack_from('<QI', b, p)
+        if heads:
+            print(names[fn], head)
         p = inst(p + 8, names[fn])
     if bad:
         print('string index 0 names %s' % bad[0], file=sys.stderr)

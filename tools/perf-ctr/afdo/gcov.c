@@ -134,10 +134,10 @@ static void gcov_inst(struct buf *b, struct strtab *st, struct inst *in)
  * How often a function was entered: the calls the records saw land on
  * its first byte. A function entered seldom, such as bzip2's mainSort
  * (once per block), can have thousands of samples in its loops and no
- * sampled call. GCC 14 reads an entry count of 0 as "never executed" and
- * optimises the whole function for size, its hot loops too (its unroller
- * says "cold area"); GCC 12 did not. A function whose body ran was
- * entered at least once.
+ * sampled call. GCC 14 then gave every block of mainSort count 0, its
+ * hot loops too, and optimised all of it for size (its unroller says
+ * "cold area"); GCC 12 did not. A function whose body ran was entered at
+ * least once.
  */
 static uint64_t gcov_head(const struct inst *in)
 {

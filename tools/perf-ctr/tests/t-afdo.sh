@@ -282,9 +282,9 @@ else
 	fail afdo-gcov-zero-lines
 fi
 # A function entered seldom can have samples in its loop and no sampled
-# call: its head count is at least 1 (GCC 14 optimises a function with
-# entry count 0 for size, hot loops and all), and sampled calls still
-# count as they are. else.afdo has work()'s loop only, no call into it.
+# call: its head count is at least 1 (given 0, GCC 14 optimised bzip2's
+# mainSort for size, hot loops and all), and sampled calls still count
+# as they are. else.afdo has work()'s loop only, no call into it.
 if keys --heads else.afdo >else.heads && grep -qx "work 1" else.heads &&
    agg -i nopie.data --binary prog_nopie -f gcov -o calls.afdo &&
    keys --heads calls.afdo >calls.heads &&

@@ -79,20 +79,16 @@ static void load_cu_ranges(struct pc_dwarf *s)
 		Dwarf_Die cu;
 		Dwarf_Addr base, lo, hi;
 		ptrdiff_t it = 0;
+		struct cu_range *v;
 
 		if (dwarf_offdie(s->dbg, off + hsize, &cu)) {
 			while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0) {
 				if (lo >= hi)
 					continue;
-				if (s->ncr == cap) {
-					struct cu_range *v;
-
-					cap = cap ? cap * 2 : 64;
-					v = realloc(s->cr, cap * sizeof(*v));
-					if (!v)
-						return;
-					s->cr = v;
-				}
+				v = pc_grow(s->cr, &cap, s->ncr, sizeof(*s->cr), 64);
+				if (!v)
+					return;
+				s->cr = v;
 				s->cr[s->ncr].lo = lo;
 				s->cr[s->ncr].hi = hi;
 				s->cr[s->ncr].die = dwarf_dieoffset(&cu);
@@ -340,19 +336,6 @@ struct fn_ivs {
 	size_t n, cap;
 };
 
-/* P, with room for element N of SIZE bytes (CAP grows), or NULL. */
-static void *room(void *p, size_t *cap, size_t n, size_t size)
-{
-	size_t c = *cap ? *cap * 2 : 64;
-
-	if (n < *cap)
-		return p;
-	p = realloc(p, c * size);
-	if (p)
-		*cap = c;
-	return p;
-}
-
 /* Every function-like DIE under DIE, and the address ranges of each. */
 static bool index_children(struct cu_index *x, struct fn_ivs *iv, Dwarf_Die *die,
 			   int parent, int depth)
@@ -369,7 +352,7 @@ static bool index_children(struct cu_index *x, struct fn_ivs *iv, Dwarf_Die *die
 			ptrdiff_t it = 0;
 			void *v;
 
-			v = room(x->node, &x->capnode, x->nnode, sizeof(*x->node));
+			v = pc_grow(x->node, &x->capnode, x->nnode, sizeof(*x->node), 64);
 			if (!v)
 				return false;
 			x->node = v;
@@ -380,7 +363,7 @@ static bool index_children(struct cu_index *x, struct fn_ivs *iv, Dwarf_Die *die
 			while ((it = dwarf_ranges(&c, it, &base, &lo, &hi)) > 0) {
 				if (lo >= hi)
 					continue;
-				v = room(iv->v, &iv->cap, iv->n, sizeof(*iv->v));
+				v = pc_grow(iv->v, &iv->cap, iv->n, sizeof(*iv->v), 64);
 				if (!v)
 					return false;
 				iv->v = v;
@@ -422,7 +405,7 @@ static bool add_seg(struct cu_index *x, uint64_t lo, uint64_t hi, int node)
 
 	if (lo >= hi)
 		return true;
-	v = room(x->seg, &x->capseg, x->nseg, sizeof(*x->seg));
+	v = pc_grow(x->seg, &x->capseg, x->nseg, sizeof(*x->seg), 64);
 	if (!v)
 		return false;
 	x->seg = v;

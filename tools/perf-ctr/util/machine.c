@@ -137,25 +137,6 @@ static const char *string_keep(struct pc_machine *mc, const char *s)
 	return mc->last_string;
 }
 
-/*
- * ARR (*CAP elements of SIZE, NR in use) with room for one more: ARR
- * itself, or a larger copy; NULL, with ARR and *CAP as they were, when
- * memory ran out.
- */
-static void *grow(void *arr, size_t *cap, size_t nr, size_t size,
-		  size_t first)
-{
-	size_t c = *cap ? *cap * 2 : first;
-	void *n;
-
-	if (nr < *cap)
-		return arr;
-	n = realloc(arr, c * size);
-	if (n)
-		*cap = c;
-	return n;
-}
-
 static size_t pid_hash(uint32_t pid, size_t nr_slots)
 {
 	return (size_t)((pid * 0x9e3779b1u) >> 7) & (nr_slots - 1);
@@ -199,7 +180,7 @@ static struct pc_proc *proc_get(struct pc_machine *mc, uint32_t pid)
 
 	if (p)
 		return p;
-	p = grow(mc->procs, &mc->cap_procs, mc->nr_procs, sizeof(*mc->procs), 64);
+	p = pc_grow(mc->procs, &mc->cap_procs, mc->nr_procs, sizeof(*mc->procs), 64);
 	if (!p)
 		return NULL;
 	mc->procs = p;
@@ -225,7 +206,7 @@ static struct pc_proc *proc_get(struct pc_machine *mc, uint32_t pid)
 
 static struct pc_map *map_add(struct pc_proc *p)
 {
-	struct pc_map *v = grow(p->maps, &p->cap, p->nr, sizeof(*p->maps), 16);
+	struct pc_map *v = pc_grow(p->maps, &p->cap, p->nr, sizeof(*p->maps), 16);
 
 	if (!v)
 		return NULL;
@@ -238,7 +219,7 @@ static int name_add(struct pc_proc *p, uint64_t time, uint32_t tid,
 {
 	struct pc_name *n;
 
-	n = grow(p->names, &p->cap_names, p->nr_names, sizeof(*p->names), 4);
+	n = pc_grow(p->names, &p->cap_names, p->nr_names, sizeof(*p->names), 4);
 	if (!n)
 		return -1;
 	p->names = n;
@@ -283,7 +264,7 @@ static struct pc_sb *sb_add(struct pc_machine *mc, enum sb_kind kind,
 {
 	struct pc_sb *e;
 
-	e = grow(mc->sb, &mc->cap_sb, mc->nr_sb, sizeof(*mc->sb), 256);
+	e = pc_grow(mc->sb, &mc->cap_sb, mc->nr_sb, sizeof(*mc->sb), 256);
 	if (!e)
 		return NULL;
 	mc->sb = e;

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <linux/perf_event.h>
 
 /* One PERF_RECORD_SAMPLE, with the fields perf-ctr uses. */
@@ -176,6 +177,25 @@ int pc_output_close(FILE *f, char *tmp, bool keep);
 
 /* Print ERR as "FILE: offset 0x...: what" on stderr. */
 void pc_print_error(const char *file, const struct pc_error *err);
+
+/*
+ * ARR (*CAP elements of SIZE, NR in use) with room for one more: ARR
+ * itself, or a copy twice as large (FIRST elements the first time);
+ * NULL, with ARR and *CAP as they were, when memory ran out.
+ */
+static inline void *pc_grow(void *arr, size_t *cap, size_t nr, size_t size,
+			    size_t first)
+{
+	size_t c = *cap ? *cap * 2 : first;
+	void *n;
+
+	if (nr < *cap)
+		return arr;
+	n = realloc(arr, c * size);
+	if (n)
+		*cap = c;
+	return n;
+}
 
 /* Global options every subcommand honours. */
 extern int pc_verbose;

@@ -79,8 +79,15 @@ fetch_debs() {
 	done
 }
 
+# The QEMU every guest runs on: the one scripts/qemu.sh builds from
+# Debian's qemu source package and this repository's qemu/ series, run
+# through the trixie root's loader. CTR_QEMU=/path/to/qemu-system-riscv64
+# picks another (a binary that runs with the trixie root's libraries).
+QEMU_CTR=$ROOT/qemu-ctr		# built inside the trixie root
+QEMU_BIN=${CTR_QEMU:-$QEMU_CTR/bin/qemu-system-riscv64}
+
 qemu() {
-	root_exec /usr/bin/qemu-system-riscv64 -L "$ROOT/usr/share/qemu" "$@"
+	"${ROOT_LOADER[@]}" "$QEMU_BIN" -L "$ROOT/usr/share/qemu" "$@"
 }
 
 # Stage timing for make check / make demo.

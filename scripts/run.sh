@@ -54,7 +54,7 @@ fi
 # A scripted run never waits for input and never outlives its timeout.
 rc=0
 timeout --foreground -k 10 "$tmo" "${ROOT_LOADER[@]}" \
-	"$ROOT/usr/bin/qemu-system-riscv64" -L "$ROOT/usr/share/qemu" \
+	"$QEMU_BIN" -L "$ROOT/usr/share/qemu" \
 	"${args[@]}" -append "$cmdline ctr.run=$run" </dev/null |
 	tr -d '\r' | tee "$log" || rc=$?
 [ "${PIPESTATUS[0]}" = 124 ] && { echo "run.sh: timed out after $tmo s" | tee -a "$log"; exit 124; }

@@ -6,7 +6,7 @@
 # its stamp is there. Needs root (apt, debootstrap, chroot) on Debian
 # bookworm or newer.
 #
-# Usage: setup.sh [host|root|qemu|opensbi|ksrc|guest|all]...
+# Usage: setup.sh [host|root|qemu|qemuctr|opensbi|ksrc|guest|all]...
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -104,6 +104,13 @@ setup_qemu() {
 	*) die "need QEMU >= 11.1 (trixie-backports), got: $v" ;;
 	esac
 	mark qemu
+}
+
+# The QEMU the guests run on: Debian's source package and qemu/patches,
+# built inside the root (scripts/qemu.sh; about 3 minutes the first time,
+# nothing after that until the series changes).
+setup_qemuctr() {
+	"$TOP/scripts/qemu.sh" build
 }
 
 # Download a package with apt inside the root; print the .deb path.
@@ -243,7 +250,7 @@ setup_perfctr() {
 }
 
 steps=${*:-all}
-[ "$steps" = all ] && steps="host root qemu opensbi sparse ksrc guest libperf perfctr"
+[ "$steps" = all ] && steps="host root qemu qemuctr opensbi sparse ksrc guest libperf perfctr"
 for s in $steps; do
 	"setup_$s"
 done

@@ -55,6 +55,18 @@ stage_start "setup"
 	{ cat "$OUT/setup.log"; die "setup failed"; }
 stage_end
 
+# The QEMU series' own tests (bare-metal, a few seconds) and QEMU's
+# checkpatch over it.
+stage_start "QEMU series: tests/tcg/riscv64 and checkpatch"
+while read -r v rest; do
+	case $v in
+	PASS | FAIL | SKIP) record "$v" "$rest" ;;
+	*) echo "$v $rest" ;;
+	esac
+done < <("$TOP/scripts/qemu.sh" test 2>"$OUT/qemu-tests.log")
+run_step qemu-checkpatch "$TOP/scripts/qemu.sh" lint
+stage_end
+
 stage_start "host unit tests"
 python3 -m unittest -v tests/host/test_*.py >"$OUT/host.log" 2>&1
 while read -r t v; do
@@ -82,6 +94,10 @@ perf_ctr_results() {
 	done <"$OUT/perf-ctr.results"
 	grep -q . "$OUT/perf-ctr.log" && sed 's/^/#   /' "$OUT/perf-ctr.log" | tail -20
 }
+
+# The reduced hart, and what its caps/ files must say.
+REDUCED_CPU=max,ctr-depth-min=16,ctr-depth-max=16,ctr-misp=off,ctr-cc=off,ctr-ctl-mask=0
+REDUCED_CAPS=types=1,mispred=0,cycles=0,call_stack=0,freeze=1,depths=16,hw_filters=0x0
 
 static_checks() {
 	run_step checkpatch "$TOP/scripts/lint.sh" checkpatch
@@ -136,12 +152,17 @@ if [ $kernel_ok = 1 ]; then
 	# Ssctr without overflow interrupts: CTR stays unused, and says so.
 	guest_run nosampling --cpu max,sscofpmf=false --smp 2 --run nosampling
 	guest_run stress --cpu max --run stress --append "ctr.stress=1"
+	# A hart with what Smctr makes mandatory and little more: one depth,
+	# no mispredict bit, no cycle count, none of the optional sctrctl
+	# fields (no filters, no call stacks), the patched QEMU's properties.
+	guest_run reduced --cpu "$REDUCED_CPU" --run check \
+		--append "ctr.isa=yes ctr.depth=16 ctr.caps=$REDUCED_CAPS"
 	# perf record -b in a nested Linux guest (make nested, about 2.5
 	# minutes): fits in what the -icount guest leaves of this core.
 	nested_rc=0
 	"$TOP/scripts/nested.sh" >"$OUT/nested.log" 2>&1 || nested_rc=$?
 	wait $exact
-	for g in max noaia noctr nosampling stress; do
+	for g in max noaia noctr nosampling stress reduced; do
 		guest_results $g
 	done
 	while read -r v rest; do

@@ -8,6 +8,11 @@
 sym() { printf '0x%x' "$((0x$(grep " $1\$" /ctr/workload.syms | cut -d' ' -f1)))"; }
 next() { printf '0x%x' "$(($(sym "$1") + 4))"; }
 
+# What the hart has, as the driver's caps/ files say: cap NAME prints
+# caps/branch_NAME; has_ntbren: sctrctl.NTBREN (bit 36 of the filters).
+cap() { cat "/sys/bus/event_source/devices/cpu/caps/branch_$1" 2>/dev/null; }
+has_ntbren() { [ $(($(cap hw_filters) >> 36 & 1)) = 1 ]; }
+
 # One record per line: FROM/TO/FLAGS/-/-/CYCLES/TYPE/-
 records() { perf script -i "$1" -F brstack 2>/dev/null | tr -s ' ' '\n' | grep /; }
 
@@ -70,6 +75,64 @@ odd=$(gawk -F/ -v lo="$(sym ctr_wl_begin)" -v hi="$(sym ctr_wl_end)" \
 	END { print bad + 0 }' /tmp/want.txt /tmp/u.txt)
 check "-j any,u,save_type: no other record from the workload ($odd)" [ "$odd" = 0 ]
 
+# Mispredict flags and cycle counts, as the hart records them. Where it
+# has MISP, every record says P or M, and direct calls and jumps, whose
+# target the instruction holds, are never mispredicted; without MISP no
+# record says either. Without a cycle counter no record has a count.
+note "-j any,u,save_type flags: $(cut -d/ -f3 /tmp/u.txt | sort | uniq -c | tr -s ' \n' ' ')"
+if [ "$(cap mispred)" = 1 ]; then
+	check "-j any,u: every record predicted or mispredicted (P/M)" \
+		eval '! cut -d/ -f3 /tmp/u.txt | grep -q -v -x -E "P|M"'
+	check "-j any,u: some records mispredicted (M)" \
+		eval 'cut -d/ -f3 /tmp/u.txt | grep -q -x M'
+	check "-j any,u: direct calls and jumps never mispredicted" \
+		eval '! grep -q -E "^[^/]*/[^/]*/M/[^/]*/[^/]*/[^/]*/(CALL|UNCOND)/" /tmp/u.txt'
+else
+	check "-j any,u: no record P or M on a hart without MISP" \
+		eval '! cut -d/ -f3 /tmp/u.txt | grep -q -E "P|M"'
+fi
+if [ "$(cap cycles)" = 1 ]; then
+	check "-j any,u: most records carry a cycle count" \
+		gawk -F/ '$6 > 0 { n++ } END { exit !(n * 2 > NR) }' /tmp/u.txt
+else
+	check "-j any,u: no cycle count on a hart without one" \
+		gawk -F/ '$6 != 0 { exit 1 }' /tmp/u.txt
+fi
+# Under -icount a cycle is an instruction, and CTR counts only while it
+# records (user mode here): a record's count is the number of
+# instructions from the target of the record before it to its own
+# source, inclusive, where both lie in the workload's straight-line code.
+if [ "$(cap cycles)" = 1 ] && [ "$(param exact)" = 1 ]; then
+	objdump -d --no-show-raw-insn /ctr/workload |
+		gawk '/^ +[0-9a-f]+:/ { sub(":", "", $1); print strtonum("0x" $1) }' >/tmp/insns
+	perf script -i /tmp/u.data -F brstack 2>/dev/null | gawk \
+		-v lo="$(sym ctr_wl_begin)" -v hi="$(sym ctr_wl_end)" '
+		NR == FNR { idx[$1] = FNR; next }
+		{
+			for (i = 1; i < NF; i++) {
+				split($i, new, "/"); split($(i + 1), old, "/")
+				f = strtonum(new[1]); t = strtonum(old[2])
+				if (f < strtonum(lo) || f >= strtonum(hi) ||
+				    t < strtonum(lo) || t >= strtonum(hi) || t > f ||
+				    !(f in idx) || !(t in idx))
+					continue
+				want = idx[f] - idx[t] + 1
+				if (new[6] == want)
+					ok++
+				else if (new[6] == 0)
+					zero++
+				else if (bad++ < 3)
+					print "# " $(i + 1) " then " $i ": want " want > "/dev/stderr"
+			}
+		}
+		END { print ok + 0, bad + 0, zero + 0 }' /tmp/insns - >/tmp/cyc.txt 2>/tmp/cyc.err
+	cat /tmp/cyc.err
+	read -r cyc_ok cyc_bad cyc_zero </tmp/cyc.txt
+	note "cycle counts between workload transfers: $cyc_ok exact, $cyc_bad not, $cyc_zero without a count"
+	check "-icount: cycle counts are the instructions between transfers, exactly" \
+		[ "${cyc_ok:-0}" -gt 100 -a "${cyc_bad:-1}" = 0 ]
+fi
+
 # -j any_call,u,k as root: calls and the system call, nothing else.
 perf record -q -e instructions:u -c 100003 -j any_call,u,k,save_type \
 	-o /tmp/k.data -- /ctr/workload 30000 >/dev/null 2>&1
@@ -89,17 +152,25 @@ check "-j any_call,u,k: only calls, traps and swaps" \
 perf record -q -e instructions:u -c 100003 -j cond,u,save_type \
 	-o /tmp/c.data -- /ctr/workload 30000 >/dev/null 2>&1
 records /tmp/c.data >/tmp/c.txt
+rm -f /tmp/cn.data
 perf record -q -e cpu/instructions,not_taken=1/u -c 100003 -j cond,u,save_type \
 	-o /tmp/cn.data -- /ctr/workload 30000 >/tmp/cn.log 2>&1
+cn_rc=$?
 records /tmp/cn.data >/tmp/cn.txt
 note "-j cond,u: $(wc -l </tmp/c.txt) records; with not_taken=1: $(wc -l </tmp/cn.txt)"
 sed 's/^/# perf: /' /tmp/cn.log | head -5
 check "-j cond,u: the taken branch, and no not-taken one" \
 	eval 'has /tmp/c.txt $(sym ctr_wl_taken) $(sym ctr_wl_taken_to) COND &&
 	      ! has /tmp/c.txt $(sym ctr_wl_nottaken) $(next ctr_wl_nottaken) COND'
-check "cpu/instructions,not_taken=1/u -j cond,u: taken and not-taken branches" \
-	eval 'has /tmp/cn.txt $(sym ctr_wl_taken) $(sym ctr_wl_taken_to) COND &&
-	      has /tmp/cn.txt $(sym ctr_wl_nottaken) $(next ctr_wl_nottaken) COND'
+if has_ntbren; then
+	check "cpu/instructions,not_taken=1/u -j cond,u: taken and not-taken branches" \
+		eval 'has /tmp/cn.txt $(sym ctr_wl_taken) $(sym ctr_wl_taken_to) COND &&
+		      has /tmp/cn.txt $(sym ctr_wl_nottaken) $(next ctr_wl_nottaken) COND'
+else
+	# ctr.rst: without NTBREN, not_taken is refused with EOPNOTSUPP.
+	check "cpu/instructions,not_taken=1/u: refused on a hart without NTBREN" \
+		eval '[ $cn_rc != 0 ] && grep -q -i -E "not supported|support branch stack" /tmp/cn.log'
+fi
 
 # perf script -F brstacksym and perf report -b name the workload's symbols.
 perf script -i /tmp/u.data -F brstacksym 2>/dev/null | tr -s ' ' '\n' >/tmp/us.txt
@@ -113,15 +184,24 @@ check "perf report -b: ctr_wl_indcall -> ctr_wl_leaf" \
 # perf record --call-graph lbr: call stacks from call-stack mode. perf
 # report -g shows the workload under main's callers.
 perf record -q -e instructions:u -c 100003 --call-graph lbr \
-	-o /tmp/cs.data -- /ctr/workload 30000 >/dev/null 2>&1
-perf report -i /tmp/cs.data -g caller --stdio 2>/dev/null >/tmp/cs.txt
-check "--call-graph lbr: the workload's calls under __libc_start_call_main" \
-	grep -q "__libc_start_call_main" /tmp/cs.txt
-# perf report --stitch-lbr joins call stacks by their hardware index.
-perf report -i /tmp/cs.data --stitch-lbr -g caller --stdio >/tmp/css.txt 2>&1
-sed 's/^/# perf: /' /tmp/css.txt | grep -i -m3 'warn\|error\|stitch'
-check "perf report --stitch-lbr: the workload's calls under __libc_start_call_main" \
-	grep -q "__libc_start_call_main" /tmp/css.txt
+	-o /tmp/cs.data -- /ctr/workload 30000 >/tmp/cs.log 2>&1
+cs_rc=$?
+if [ "$(cap call_stack)" = 1 ]; then
+	perf report -i /tmp/cs.data -g caller --stdio 2>/dev/null >/tmp/cs.txt
+	check "--call-graph lbr: the workload's calls under __libc_start_call_main" \
+		grep -q "__libc_start_call_main" /tmp/cs.txt
+	# perf report --stitch-lbr joins call stacks by their hardware index.
+	perf report -i /tmp/cs.data --stitch-lbr -g caller --stdio >/tmp/css.txt 2>&1
+	sed 's/^/# perf: /' /tmp/css.txt | grep -i -m3 'warn\|error\|stitch'
+	check "perf report --stitch-lbr: the workload's calls under __libc_start_call_main" \
+		grep -q "__libc_start_call_main" /tmp/css.txt
+else
+	# ctr.rst: without RASEMU, call stacks are refused with EOPNOTSUPP.
+	sed 's/^/# perf: /' /tmp/cs.log | head -3
+	check "--call-graph lbr: refused on a hart without call-stack mode" \
+		eval '[ $cs_rc != 0 ] && grep -q -i -E "not supported|support branch stack" /tmp/cs.log'
+	skip "perf report --stitch-lbr" "no call stacks to stitch: the hart has no RASEMU"
+fi
 
 # perf-ctr record (libperf) on the same workload: the Debian perf reads
 # its file and finds the workload's transfers with their types.

@@ -859,49 +859,6 @@ static void ctr_test_snapshot(struct kunit *test)
 }
 
 /*
- * Around a guest entry: the host's records are gone before the guest
- * runs and recording is stopped; what the guest wrote through the
- * window is gone after it, and recording goes on.
- */
-static void ctr_test_guest(struct kunit *test)
-{
-	const struct riscv_ctr_entry host = {
-		0x10000 | CTRSOURCE_VALID, 0x10100, CTR_TYPE_DIRCALL
-	};
-	const struct riscv_ctr_entry guest = {
-		0x20000 | CTRSOURCE_VALID, 0x20100, CTR_TYPE_DIRCALL
-	};
-	unsigned int in_guest, after;
-	struct riscv_ctr_entry e;
-	u32 frozen, status;
-	struct perf_event *event;
-	unsigned long flags;
-
-	event = ctr_test_event_get(test, PERF_SAMPLE_BRANCH_USER);
-	if (!event)
-		return;
-
-	local_irq_save(flags);
-	ctr_test_write(0, &host);
-	riscv_ctr_guest_enter();
-	frozen = csr_read(CSR_SCTRSTATUS);
-	in_guest = riscv_ctr_read_entries(&e, 1);
-	/* What a guest could write through the entry window. */
-	ctr_test_write(0, &guest);
-	riscv_ctr_guest_exit();
-	status = csr_read(CSR_SCTRSTATUS);
-	after = riscv_ctr_read_entries(&e, 1);
-	local_irq_restore(flags);
-
-	ctr_test_event_put(event);
-
-	KUNIT_EXPECT_EQ(test, in_guest, 0);
-	KUNIT_EXPECT_NE(test, frozen & SCTRSTATUS_FROZEN, 0);
-	KUNIT_EXPECT_EQ(test, after, 0);
-	KUNIT_EXPECT_EQ(test, status & SCTRSTATUS_FROZEN, 0);
-}
-
-/*
  * A vCPU's state as KVM_GET_ONE_REG and KVM_SET_ONE_REG reach it: what a
  * hart would not keep is refused and changes nothing, records read as
  * written, a reset leaves a new vCPU's state.
@@ -997,7 +954,6 @@ static struct kunit_case ctr_buffer_cases[] = {
 	KUNIT_CASE(ctr_test_save_restore),
 	KUNIT_CASE(ctr_test_pm),
 	KUNIT_CASE(ctr_test_snapshot),
-	KUNIT_CASE(ctr_test_guest),
 	KUNIT_CASE(ctr_test_guest_state),
 	{}
 };

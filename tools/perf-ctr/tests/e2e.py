@@ -109,6 +109,24 @@ def main():
             'check: no impossible range, no address outside a mapping',
             out[-400:] + err)
 
+    # The hart (the project's QEMU) marks every record predicted or
+    # mispredicted from its predictor model, never a direct call or jump,
+    # and counts cycles: perf-ctr script shows both as perf does.
+    rc, out, err = run('script', '-i', u, '-F', 'brstack')
+    recs = [r.split('/') for r in out.split() if r.count('/') == 7]
+    flags = {}
+    for r in recs:
+        flags[r[2]] = flags.get(r[2], 0) + 1
+    direct_m = sum(1 for r in recs if r[2] == 'M' and r[6] in ('CALL', 'UNCOND'))
+    counted = sum(1 for r in recs if r[5] not in ('', '0'))
+    verdict(rc == 0 and recs and set(flags) <= {'P', 'M'} and flags.get('M')
+            and not direct_m,
+            'script: every record P or M, some M, no direct call or jump M',
+            err.strip() or f'flags {flags}, {direct_m} direct ones M')
+    verdict(rc == 0 and recs and counted * 2 > len(recs),
+            'script: most records carry a cycle count',
+            err.strip() or f'{counted} of {len(recs)} records')
+
     # Samples taken in the workload's code fold into its real call chain;
     # the others (libc's start-up and exit, how many depends on QEMU's
     # timing) still hang from _start.

@@ -252,8 +252,11 @@ round() {
 		echo "$line" >>"$st/afdo/plan"
 		cp "$W/build/$p-$cc-$v/$p" "$st/afdo/bin/$p-$cc-$v"
 	done
+	# The QEMU it boots on is an input too: its predictor and counters
+	# make the recordings.
 	key=$( (cd "$st" && find . -type f | sort | xargs sha256sum;
-		sha256sum <"$TOP/scripts/guest/autofdo") | sha256sum | cut -d' ' -f1)
+		sha256sum <"$TOP/scripts/guest/autofdo"; sha256sum <"$QEMU_BIN") |
+		sha256sum | cut -d' ' -f1)
 	if [ -z "${AFDO_FRESH:-}" ] && [ "$(cat "$r/key" 2>/dev/null)" = "$key" ]; then
 		say "round $name: unchanged, results of $(date -r "$r/key" '+%F %T')"
 		return

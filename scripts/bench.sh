@@ -10,7 +10,10 @@
 # record writing the records out), per record and as a multiple of the
 # floor of four CSR accesses per record, and the slowdown of perf record
 # -b relative to perf record at the same period (target: at most 1.10),
-# and what a bpf_get_branch_snapshot() of the whole buffer costs.
+# and what a bpf_get_branch_snapshot() of the whole buffer costs. The
+# hart records cycle counts (the patched QEMU's CC/CCV); at depth 256 a
+# hart without them (ctr-cc=off, every record CCV=0) runs beside it, so
+# that the cost of decoding the counts shows as a difference.
 #
 # Then what a context switch costs, with perf bench sched pipe on one hart
 # (PIPE_LOOPS operations, 2 switches each): with no perf event on a hart
@@ -27,10 +30,13 @@ set -euo pipefail
 periods=${PERIODS:-100003,1000003}
 out=$TOP/out/bench
 mkdir -p "$out"
-for depth in 16 64 256; do
+rm -f "$out"/depth*.log
+for run in 16 64 256 256-nocc; do
+	cpu=max
+	[ "${run#*-}" = nocc ] && cpu=max,ctr-cc=off
 	"$TOP/scripts/run.sh" --smp 1 --icount --timeout 900 --run bench \
-		--append "riscv_ctr.depth=$depth ctr.periods=$periods ctr.iters=200000" \
-		--log "$out/depth$depth.log" >/dev/null 2>&1 || true
+		--cpu "$cpu" --append "riscv_ctr.depth=${run%-*} ctr.periods=$periods ctr.iters=200000" \
+		--log "$out/depth$run.log" >/dev/null 2>&1 || true
 done
 # Boots differ by about 1% from one another even under -icount (the
 # layout of each boot is its own): PIPE_BOOTS boots of each hart, the
@@ -46,23 +52,27 @@ for i in $(seq "${PIPE_BOOTS:-3}"); do
 		--log "$out/pipe-noctr$i.log" >/dev/null 2>&1 || true
 done
 
-cat "$out"/depth*.log | tr -d '\r' | grep '^bench: ' | python3 -c '
+for f in "$out"/depth*.log; do
+	cc=yes
+	case $f in *-nocc.log) cc=no ;; esac
+	tr -d '\r' <"$f" | grep '^bench: ' | sed "s/^/$cc /"
+done | python3 -c '
 import sys, collections
 runs = collections.defaultdict(list)
 for line in sys.stdin:
-    _, depth, period, mode, ns, n = line.split()
-    runs[(int(depth), int(period), mode)].append((int(ns), int(n)))
+    cc, _, depth, period, mode, ns, n = line.split()
+    runs[(int(depth), cc, int(period), mode)].append((int(ns), int(n)))
 # The workload fills the buffer long before its first sample: a sample
 # carries DEPTH records, and reading them takes at least four CSR
 # accesses each (siselect, sireg, sireg2, sireg3): the floor.
-print("depth  period    plain ns   -b ns      samples  insns/sample  per record  /floor  -b/plain")
-for (depth, period, mode) in sorted(runs):
+print("depth  cycles  period    plain ns   -b ns      samples  insns/sample  per record  /floor  -b/plain")
+for (depth, cc, period, mode) in sorted(runs, key=lambda k: (k[0], k[1] == "no", k[2], k[3])):
     if mode != "branches":
         continue
-    b = min(runs[(depth, period, "branches")])
-    p = min(runs[(depth, period, "plain")])
+    b = min(runs[(depth, cc, period, "branches")])
+    p = min(runs[(depth, cc, period, "plain")])
     per = (b[0] - p[0]) / b[1] if b[1] else float("nan")
-    print(f"{depth:5}  {period:8}  {p[0]:9}  {b[0]:9}  {b[1]:7}  {per:12.0f}"
+    print(f"{depth:5}  {cc:6}  {period:8}  {p[0]:9}  {b[0]:9}  {b[1]:7}  {per:12.0f}"
           f"  {per / depth:10.1f}  {per / (4 * depth):6.1f}  {b[0] / p[0]:8.3f}")
 '
 # bpf_get_branch_snapshot(): each depth's boot printed

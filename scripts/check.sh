@@ -156,7 +156,7 @@ if [ $kernel_ok = 1 ]; then
 	# no mispredict bit, no cycle count, none of the optional sctrctl
 	# fields (no filters, no call stacks), the patched QEMU's properties.
 	guest_run reduced --cpu "$REDUCED_CPU" --run check \
-		--append "ctr.isa=yes ctr.depth=16 ctr.caps=$REDUCED_CAPS"
+		--append "ctr.isa=yes ctr.depth=16 ctr.files=1 ctr.caps=$REDUCED_CAPS"
 	# perf record -b in a nested Linux guest (make nested, about 2.5
 	# minutes): fits in what the -icount guest leaves of this core.
 	nested_rc=0
@@ -175,24 +175,31 @@ if [ $kernel_ok = 1 ]; then
 
 	# perf-ctr on what the Debian perf recorded in the -cpu max guest.
 	stage_start "perf-ctr on guest recordings"
-	if python3 "$TOP/scripts/guest-files.py" "$OUT/max.log" "$OUT/max-files" \
-		>/dev/null 2>"$OUT/e2e.log"; then
+	# What the Debian perf recorded in the -cpu max guest and on the
+	# reduced hart (its name prefixes its results, CAPS what it has).
+	guest_recordings() {	# GUEST PREFIX CAPS
+		local g=$1 pre=$2 caps=$3 f
+		if ! python3 "$TOP/scripts/guest-files.py" "$OUT/$g.log" "$OUT/$g-files" \
+			>/dev/null 2>>"$OUT/e2e.log"; then
+			record FAIL "${pre}perf-ctr e2e: guest recordings (see out/check/e2e.log)"
+			return
+		fi
 		while read -r v rest; do
 			case $v in
-			PASS | FAIL | SKIP) record "$v" "perf-ctr $rest" ;;
+			PASS | FAIL | SKIP) record "$v" "${pre}perf-ctr $rest" ;;
 			esac
-		done < <(python3 "$TOP/tools/perf-ctr/tests/e2e.py" "$OUT/max-files" \
-			"$CTR_CACHE/guest-bin" 2>>"$OUT/e2e.log")
+		done < <(python3 "$TOP/tools/perf-ctr/tests/e2e.py" "$OUT/$g-files" \
+			"$CTR_CACHE/guest-bin" "$caps" 2>>"$OUT/e2e.log")
 		# perf record -a -b and -a -j any,u over two processes on one
 		# CPU: each record in the sampled process's own mappings.
 		for f in "sys:-b" "sysu:-j any,u"; do
 			while read -r v rest; do
 				case $v in
-				PASS | FAIL | SKIP) record "$v" "$rest" ;;
+				PASS | FAIL | SKIP) record "$v" "$pre$rest" ;;
 				*) echo "$v $rest" ;;
 				esac
 			done < <(python3 "$TOP/scripts/sysattr.py" \
-				"$OUT/max-files/${f%%:*}.data" \
+				"$OUT/$g-files/${f%%:*}.data" \
 				"perf record -a ${f#*:}" spin sled)
 		done
 		# Programs started through a shell and wrappers, two at one
@@ -200,16 +207,17 @@ if [ $kernel_ok = 1 ]; then
 		# recording's own COMM, FORK and MMAP2 events.
 		while read -r v rest; do
 			case $v in
-			PASS | FAIL | SKIP) record "$v" "perf-ctr $rest" ;;
+			PASS | FAIL | SKIP) record "$v" "${pre}perf-ctr $rest" ;;
 			*) echo "$v $rest" ;;
 			esac
 		done < <(python3 "$TOP/tools/perf-ctr/tests/attrib.py" \
-			"$OUT/max-files/mix.data" "$CTR_CACHE/guest-bin" \
+			"$OUT/$g-files/mix.data" "$CTR_CACHE/guest-bin" \
 			"perf record -a -b, programs started by a shell" \
 			workload sled spin)
-	else
-		record FAIL "perf-ctr e2e: guest recordings (see out/check/e2e.log)"
-	fi
+	}
+	: >"$OUT/e2e.log"
+	guest_recordings max "" ""
+	guest_recordings reduced "reduced hart: " "$REDUCED_CAPS"
 	stage_end
 else
 	stage_start "static checks of the series"

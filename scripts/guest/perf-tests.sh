@@ -261,6 +261,8 @@ if [ "$(param files)" = 1 ]; then
 		       timeout 3 /ctr/sled forever &
 		       exec env /ctr/spin 300000000' >/dev/null 2>&1
 	for f in u cs sys sysu mix; do
+		# A recording the hart refused (call stacks without RASEMU).
+		[ -s /tmp/$f.data ] || continue
 		echo "ctr-file-begin $f.data"
 		base64 /tmp/$f.data
 		echo "ctr-file-end"

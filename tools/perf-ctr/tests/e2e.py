@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""e2e.py DATA_DIR GUEST_BIN: perf-ctr on perf.data the guest recorded.
+"""e2e.py DATA_DIR GUEST_BIN [CAPS]: perf-ctr on perf.data the guest recorded.
 
 The guest (scripts/guest/perf-tests.sh) records the workload whose control
 flow is known (workload.S) with the Debian perf and prints the files on
@@ -8,7 +8,11 @@ its console: u.data (-j any,u,save_type) and cs.data (--call-graph lbr).
 This checks what a user of perf-ctr would look at: the hottest edges are
 the workload's transfers with their types, the AutoFDO branch counts say
 the same, the lint finds nothing impossible, and call-stack samples fold
-into the workload's real call chain. Prints PASS/FAIL lines.
+into the workload's real call chain. CAPS is what the hart has, as the
+guest's ctr.caps= says it (mispred=0,cycles=0,call_stack=0...; every part
+by default): without MISP no record may say P or M, without a cycle
+counter none may have a count, and without call-stack mode the guest has
+no cs.data to fold. Prints PASS/FAIL lines.
 """
 import json
 import os
@@ -56,6 +60,9 @@ def run(*args):
 
 def main():
     data, bins = sys.argv[1], sys.argv[2]
+    caps = dict(kv.split('=', 1) for kv in
+                (sys.argv[3].split(',') if len(sys.argv) > 3 else []))
+    has = {k: caps.get(k, '1') == '1' for k in ('mispred', 'cycles', 'call_stack')}
     syms = {}
     with open(os.path.join(bins, 'workload.syms')) as f:
         for line in f:
@@ -68,8 +75,9 @@ def main():
 
     want = {(addr(a), addr(b), t) for a, b, t in TRANSFERS}
     u, cs = os.path.join(data, 'u.data'), os.path.join(data, 'cs.data')
-    if not (os.path.exists(u) and os.path.exists(cs)):
-        verdict(False, 'the guest printed u.data and cs.data')
+    if not os.path.exists(u) or os.path.exists(cs) != has['call_stack']:
+        verdict(False, 'the guest printed u.data, and cs.data exactly where '
+                'the hart has call stacks')
         return 1
 
     # perf-ctr looks binaries up by their guest path under --symfs.
@@ -119,13 +127,25 @@ def main():
         flags[r[2]] = flags.get(r[2], 0) + 1
     direct_m = sum(1 for r in recs if r[2] == 'M' and r[6] in ('CALL', 'UNCOND'))
     counted = sum(1 for r in recs if r[5] not in ('', '0'))
-    verdict(rc == 0 and recs and set(flags) <= {'P', 'M'} and flags.get('M')
-            and not direct_m,
-            'script: every record P or M, some M, no direct call or jump M',
-            err.strip() or f'flags {flags}, {direct_m} direct ones M')
-    verdict(rc == 0 and recs and counted * 2 > len(recs),
-            'script: most records carry a cycle count',
-            err.strip() or f'{counted} of {len(recs)} records')
+    if has['mispred']:
+        verdict(rc == 0 and recs and set(flags) <= {'P', 'M'} and flags.get('M')
+                and not direct_m,
+                'script: every record P or M, some M, no direct call or jump M',
+                err.strip() or f'flags {flags}, {direct_m} direct ones M')
+    else:
+        verdict(rc == 0 and recs and set(flags) == {'-'},
+                'script: no record P or M on a hart without MISP',
+                err.strip() or f'flags {flags}')
+    if has['cycles']:
+        verdict(rc == 0 and recs and counted * 2 > len(recs),
+                'script: most records carry a cycle count',
+                err.strip() or f'{counted} of {len(recs)} records')
+    else:
+        verdict(rc == 0 and recs and not counted,
+                'script: no cycle count on a hart without one',
+                err.strip() or f'{counted} of {len(recs)} records')
+    if not has['call_stack']:
+        return 0 if all(results) else 1
 
     # Samples taken in the workload's code fold into its real call chain;
     # the others (libc's start-up and exit, how many depends on QEMU's

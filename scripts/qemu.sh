@@ -67,11 +67,10 @@ git_id=(-c user.name="RISC-V CTR for Linux perf" -c user.email=ctr@localhost)
 # (dpkg-source), as a git repository whose first commit is tagged
 # debian-base.
 setup_source() {
-	local ver tag dl
+	local ver dl
 	ver=$(base_version)
 	[ -n "$ver" ] || die "$SERIES has no '# base: qemu VERSION' line"
-	tag="$ver"
-	[ "$(cat "$QEMU_CTR/.stamp-src" 2>/dev/null)" = "$tag" ] && [ -d "$SRC/.git" ] &&
+	[ "$(cat "$QEMU_CTR/.stamp-src" 2>/dev/null)" = "$ver" ] && [ -d "$SRC/.git" ] &&
 		return
 	# The version may have left the suites' indices but not the pool: the
 	# source files are kept in the cache once downloaded.
@@ -99,7 +98,7 @@ setup_source() {
 		git tag debian-base)
 	rm -rf "$SRC" "$BUILD" "$BIN"
 	mv "$SRC.new" "$SRC"
-	echo "$tag" >"$QEMU_CTR/.stamp-src"
+	echo "$ver" >"$QEMU_CTR/.stamp-src"
 }
 
 setup_build_deps() {

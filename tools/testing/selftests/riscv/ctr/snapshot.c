@@ -419,22 +419,61 @@ static int ctr_depth(void)
 	return n;
 }
 
-/* A busy loop of another program on @cpu, to be switched with. */
+/* Does @pid execute code of libc? Then ld.so has set up its image. */
+static bool runs_libc(pid_t pid)
+{
+	char path[64], line[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char perms[8];
+
+		found = sscanf(line, "%*[0-9a-f]-%*[0-9a-f] %7s", perms) == 1 &&
+			perms[2] == 'x' && strstr(line, "/libc.so");
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * A busy loop of another program on @cpu, to be switched with; returned
+ * once its own image is mapped. Until then its mappings are a copy of
+ * this program's, and taking them for its own would make every address
+ * of this program foreign: the exec closes a pipe, then ld.so maps libc.
+ */
 static pid_t competitor(int cpu)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], c;
+	int ready[2];
 	pid_t pid;
 
-	if (!beside_me(path, sizeof(path), "spin"))
+	if (!beside_me(path, sizeof(path), "spin") || pipe2(ready, O_CLOEXEC))
 		return -1;
 	pid = fork();
 	if (pid == 0) {
+		close(ready[0]);
 		/* It goes when the test goes, however the test ends. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		pin(0, cpu);
 		execl(path, path, "4000000000", (char *)NULL);
+		c = 1;
+		if (write(ready[1], &c, 1) != 1)
+			_exit(126);
 		_exit(127);
 	}
+	close(ready[1]);
+	if (pid > 0 && read(ready[0], &c, 1) != 0) {
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(ready[0]);
+	for (int ms = 0; pid > 0 && ms < 5000 && !runs_libc(pid); ms++)
+		usleep(1000);
 	return pid;
 }
 
@@ -552,8 +591,8 @@ static void check_error_path(struct __test_metadata *_metadata,
 	nmine = exec_spans(getpid(), mine, 64);
 	spin = competitor(cpu);
 	ASSERT_LT(0, spin);
-	usleep(20000);
 	nits = exec_spans(spin, its, 64);
+	ASSERT_TRUE(runs_libc(spin)) TH_LOG("spin never mapped libc");
 
 	for (int round = 0; round < ROUNDS; round++) {
 		int nr, ret_i;

@@ -56,7 +56,13 @@
 #define CAPS_BRANCHES	"/sys/bus/event_source/devices/cpu/caps/branches"
 #define MUX_FILE	"/sys/bus/event_source/devices/cpu/perf_event_mux_interval_ms"
 #define MIN_FIRST	200	/* first samples per path */
-#define MAX_ROUNDS	2000
+/*
+ * QEMU without -icount counts host time, and how often a round gives a
+ * sample varies by host: 200 took 216 to 2,000+ rounds (178 in 2,000
+ * once, on CI). Rounds stop at MAX_ROUNDS or FIRST_MS, whichever first.
+ */
+#define MAX_ROUNDS	10000
+#define FIRST_MS	120000
 #define PERIOD_A	3001	/* A's event: instructions:u */
 #define PERIOD_CPU	200003	/* the CPU-wide event: cycles */
 #define SLEDS		4	/* per round: 16384 instructions */
@@ -268,6 +274,7 @@ FIXTURE(addpath) {
 	char sled[PATH_MAX];
 	struct tally tally;
 	unsigned long rounds, firsts, lost;
+	__u64 start_ms;
 };
 
 FIXTURE_VARIANT(addpath) {
@@ -358,6 +365,15 @@ static void a_attr(struct perf_event_attr *attr)
 		      PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER);
 }
 
+/* Until MIN_FIRST rounds sampled, within MAX_ROUNDS and FIRST_MS. */
+static bool more_rounds(struct _test_data_addpath *self)
+{
+	if (!self->start_ms)
+		self->start_ms = now_ms();
+	return self->firsts < MIN_FIRST && self->rounds < MAX_ROUNDS &&
+	       now_ms() - self->start_ms < FIRST_MS;
+}
+
 /* Drain @fd's ring into the tally; count the round if it sampled. */
 static void drain_round(struct _test_data_addpath *self, struct ctr_ring *r)
 {
@@ -382,7 +398,7 @@ static void path_ioctl(struct __test_metadata *_metadata,
 	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %s", strerror(errno));
 	ASSERT_EQ(0, ctr_ring_map(&r, fd, PAGES, &attr));
 	self->tally.pid = getpid();
-	while (self->firsts < MIN_FIRST && self->rounds < MAX_ROUNDS) {
+	while (more_rounds(self)) {
 		sleep_ms(2);
 		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 		for (int i = 0; i < SLEDS; i++)
@@ -408,7 +424,7 @@ static void path_exec(struct __test_metadata *_metadata,
 	a_attr(&attr);
 	attr.enable_on_exec = 1;
 	self->tally.exec = true;
-	while (self->firsts < MIN_FIRST && self->rounds < MAX_ROUNDS) {
+	while (more_rounds(self)) {
 		int go[2], fd, status;
 		pid_t a;
 		char c;
@@ -466,7 +482,7 @@ static void path_attach(struct __test_metadata *_metadata,
 	self->tally.pid = a;
 	a_attr(&attr);
 	attr.disabled = 0;
-	while (self->firsts < MIN_FIRST && self->rounds < MAX_ROUNDS) {
+	while (more_rounds(self)) {
 		char c = 'x';
 		int fd;
 

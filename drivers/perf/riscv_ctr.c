@@ -38,7 +38,9 @@
 #include <linux/cpufeature.h>
 #include <linux/device.h>
 #include <linux/hardirq.h>
+#include <linux/irqflags.h>
 #include <linux/kvm_types.h>
+#include <linux/lockdep.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
@@ -347,6 +349,12 @@ __ctr_csr_write(const struct riscv_ctr_csr_model *m, unsigned int csr,
 		csr_write(CSR_VSCTRCTL, val);
 		break;
 	case CSR_SISELECT:
+		/*
+		 * The AIA's IMSIC driver selects its own registers from its
+		 * interrupt handler: between this and the sireg accesses
+		 * that follow, an interrupt would redirect them.
+		 */
+		lockdep_assert_irqs_disabled();
 		csr_write(CSR_SISELECT, val);
 		break;
 	case CSR_SIREG:
@@ -429,6 +437,7 @@ static bool ctr_accessible(unsigned int csr)
 		return !err;
 	}
 	/* The entry window: select logical entry 0 and read its source. */
+	lockdep_assert_irqs_disabled();
 	val = CTR_ENTRY_SISELECT;
 	asm volatile("1:	csrw	" __stringify(CSR_SISELECT) ", %[val]\n"
 		     "	csrr	%[val], " __stringify(CSR_SIREG) "\n"
@@ -525,19 +534,8 @@ static void ctr_probe_entry(struct riscv_ctr_caps *caps)
 	caps->cycles = (data & CTRDATA_CCV) && (data & CTRDATA_CC);
 }
 
-/**
- * riscv_ctr_probe_caps() - find out what this hart implements of CTR
- * @max: the most entries to use
- * @caps: what was found
- *
- * Runs on the hart with preemption off, and leaves it with the chosen
- * depth, recording off and no records.
- *
- * Return: 0, or -EACCES when firmware keeps the CSRs or the entry window
- * from S-mode, or -ENODEV when no depth sticks.
- */
-VISIBLE_IF_KUNIT int riscv_ctr_probe_caps(unsigned int max,
-					  struct riscv_ctr_caps *caps)
+/* riscv_ctr_probe_caps(), interrupts off. */
+static int __ctr_probe_caps(unsigned int max, struct riscv_ctr_caps *caps)
 {
 	*caps = (struct riscv_ctr_caps){ };
 	if (!ctr_accessible(CSR_SCTRDEPTH) || !ctr_accessible(CSR_SIREG))
@@ -560,6 +558,31 @@ VISIBLE_IF_KUNIT int riscv_ctr_probe_caps(unsigned int max,
 	ctr_csr_write(CSR_SCTRSTATUS, 0);
 	ctr_probe_entry(caps);
 	return 0;
+}
+
+/**
+ * riscv_ctr_probe_caps() - find out what this hart implements of CTR
+ * @max: the most entries to use
+ * @caps: what was found
+ *
+ * Probes the hart it runs on, with interrupts off for the whole of it:
+ * siselect is shared with the AIA, whose interrupt handler selects its own
+ * registers. Leaves the hart with the chosen depth, recording off and no
+ * records.
+ *
+ * Return: 0, or -EACCES when firmware keeps the CSRs or the entry window
+ * from S-mode, or -ENODEV when no depth sticks.
+ */
+VISIBLE_IF_KUNIT int riscv_ctr_probe_caps(unsigned int max,
+					  struct riscv_ctr_caps *caps)
+{
+	unsigned long flags;
+	int ret;
+
+	local_irq_save(flags);
+	ret = __ctr_probe_caps(max, caps);
+	local_irq_restore(flags);
+	return ret;
 }
 
 static void ctr_print_caps(const struct riscv_ctr_caps *caps)

@@ -29,6 +29,7 @@
 
 static void ctr_test_read(unsigned int idx, struct riscv_ctr_entry *e)
 {
+	lockdep_assert_irqs_disabled();
 	csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + idx);
 	e->source = csr_read(CSR_SIREG);
 	e->target = csr_read(CSR_SIREG2);
@@ -37,6 +38,7 @@ static void ctr_test_read(unsigned int idx, struct riscv_ctr_entry *e)
 
 static void ctr_test_write(unsigned int idx, const struct riscv_ctr_entry *e)
 {
+	lockdep_assert_irqs_disabled();
 	csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + idx);
 	csr_write(CSR_SIREG, e->source);
 	csr_write(CSR_SIREG2, e->target);
@@ -1023,6 +1025,12 @@ static void ctr_model_desc(const struct ctr_model_hart *h, char *desc)
 
 KUNIT_ARRAY_PARAM(ctr_model, ctr_model_harts, ctr_model_desc);
 
+/*
+ * Window selections made with interrupts on, which the AIA's interrupt
+ * handler could redirect; every test of the model expects none.
+ */
+static unsigned int ctr_model_irqs_on;
+
 /* The model's state: one test runs at a time. */
 static struct {
 	const struct ctr_model_hart *hart;
@@ -1107,6 +1115,9 @@ static void ctr_model_write(unsigned int csr, unsigned long val)
 		ctr_model.depth = (h->depths & BIT(val)) ? val : __ffs(h->depths);
 		break;
 	case CSR_SISELECT:
+		/* An interrupt here could select an IMSIC register instead. */
+		if (!irqs_disabled())
+			ctr_model_irqs_on++;
 		ctr_model.siselect = val;
 		break;
 	case CSR_SIREG:
@@ -1176,11 +1187,14 @@ static unsigned int ctr_test_decode(const struct riscv_ctr_caps *caps,
 				    int *youngest)
 {
 	const struct riscv_ctr_csr_model *saved;
+	unsigned long flags;
 	unsigned int n;
 
 	saved = ctr_test_load(&ctr_model_harts[0], raw, nr);
+	local_irq_save(flags);
 	n = riscv_ctr_decode(caps, CTR_REQ_PICKED, 0, caps->entries, request,
 			     bst, out, youngest);
+	local_irq_restore(flags);
 	WRITE_ONCE(riscv_ctr_test_model, saved);
 	return n;
 }
@@ -1193,12 +1207,15 @@ static unsigned int ctr_test_after_irq_on(bool type,
 {
 	struct riscv_ctr_caps caps = ctr_test_full;
 	const struct riscv_ctr_csr_model *saved;
+	unsigned long flags;
 	unsigned int first;
 
 	caps.type = type;
 	saved = ctr_test_load(type ? &ctr_model_harts[0] : &ctr_model_no_type,
 			      raw, nr);
+	local_irq_save(flags);
 	first = riscv_ctr_after_irq(&caps, ctl, irq_pc);
+	local_irq_restore(flags);
 	WRITE_ONCE(riscv_ctr_test_model, saved);
 	return first;
 }
@@ -1303,6 +1320,7 @@ static void ctr_model_run(const struct ctr_model_xfer *x)
 
 static int ctr_model_init(struct kunit *test)
 {
+	ctr_model_irqs_on = 0;
 	memset(&ctr_model, 0, sizeof(ctr_model));
 	ctr_model.hart = test->param_value;
 	WRITE_ONCE(riscv_ctr_test_model, &ctr_model_ops);
@@ -1312,6 +1330,8 @@ static int ctr_model_init(struct kunit *test)
 static void ctr_model_exit(struct kunit *test)
 {
 	WRITE_ONCE(riscv_ctr_test_model, NULL);
+	KUNIT_EXPECT_EQ_MSG(test, ctr_model_irqs_on, 0,
+			    "siselect written with interrupts on");
 }
 
 /* The deepest depth the hart has, at most @max entries, else its least. */
@@ -1332,6 +1352,7 @@ static void ctr_model_probe(struct kunit *test)
 	struct riscv_ctr_caps caps;
 	int ret;
 
+	/* With interrupts on, as the PMU driver's probe runs. */
 	ret = riscv_ctr_probe_caps(CTR_MAX_ENTRIES, &caps);
 	if (!h->csrs || !h->window) {
 		KUNIT_EXPECT_EQ(test, ret, -EACCES);
@@ -1543,6 +1564,7 @@ static void ctr_model_records_check(struct kunit *test)
 	struct perf_branch_entry *got, *want;
 	struct riscv_ctr_caps caps;
 	unsigned int i, j, x, n, nwant, checked = 0, whole = 0;
+	unsigned long flags;
 	int youngest;
 	u32 req, rec;
 	u64 ctl;
@@ -1575,8 +1597,11 @@ static void ctr_model_records_check(struct kunit *test)
 		nwant = ctr_model_expect(h, a, caps.entries, want);
 		ctr_model_write(CSR_SCTRCTL, 0);
 
+		/* With interrupts off, as in the overflow handler. */
+		local_irq_save(flags);
 		n = riscv_ctr_decode(&caps, rec, 0, caps.entries, req,
 				     a->bst | fields, got, &youngest);
+		local_irq_restore(flags);
 		ctr_model_compare(test, a->what, got, n, want, nwant);
 
 		for (j = 0; j < nwant; j++) {
@@ -1584,8 +1609,10 @@ static void ctr_model_records_check(struct kunit *test)
 			want[j].new_type = 0;
 			want[j].priv = 0;
 		}
+		local_irq_save(flags);
 		n = riscv_ctr_decode(&caps, rec, 0, caps.entries, req, a->bst,
 				     got, &youngest);
+		local_irq_restore(flags);
 		ctr_model_compare(test, a->what, got, n, want, nwant);
 		if (!(rec & ~req & CTR_REQ_PICKED)) {
 			/* Nothing left out: the youngest record is logical 0. */

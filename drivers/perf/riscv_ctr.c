@@ -986,14 +986,26 @@ static inline bool ctr_kernel_addr(u64 addr)
 	return (s64)addr < 0;
 }
 
-/* Does each end of a transfer lie in a mode @request samples, or is it 0? */
-static __always_inline bool ctr_priv_allowed(u32 request, u64 from, u64 to)
+/*
+ * Make a record what the hart would have recorded for @request alone,
+ * when the buffer recorded more modes for other events on the CPU; false
+ * when it would not have recorded it at all. An event's records must not
+ * depend on the events beside it. Per the spec, with S alone a trap from
+ * U is recorded with source 0 and a trap return to U with target 0, and
+ * with U alone neither is recorded (the driver sets no STE): a transfer
+ * whose every end lies in U is the only one U alone records.
+ */
+static __always_inline bool ctr_priv_clip(u32 request, u64 *from, u64 *to)
 {
-	if (!(request & CTR_REQ_S) && ctr_kernel_addr(from | to))
-		return false;
-	if (!(request & CTR_REQ_U) &&
-	    ((from && !ctr_kernel_addr(from)) || (to && !ctr_kernel_addr(to))))
-		return false;
+	if (!(request & CTR_REQ_S))
+		return !ctr_kernel_addr(*from | *to);
+	if (!(request & CTR_REQ_U)) {
+		if (!ctr_kernel_addr(*from))
+			*from = 0;
+		if (!ctr_kernel_addr(*to))
+			*to = 0;
+		return *from | *to;
+	}
 	return true;
 }
 
@@ -1065,7 +1077,7 @@ __ctr_decode(const struct riscv_ctr_csr_model *m,
 
 		if (types && !(request & BIT(type)))
 			continue;
-		if (!ctr_priv_allowed(request, from, to))
+		if (!ctr_priv_clip(request, &from, &to))
 			continue;
 
 		if (youngest_i < 0)

@@ -429,9 +429,14 @@ static void ctr_test_filter(struct kunit *test)
 		KUNIT_EXPECT_GE(test, (s64)out[i].from, 0);
 		KUNIT_EXPECT_GE(test, (s64)out[i].to, 0);
 	}
+	/* Kernel only: a user end reads 0, as it would for S alone. */
 	n = ctr_test_decode(caps, raw, ARRAY_SIZE(raw), CTR_REQ_TYPES | CTR_REQ_S,
 			     0, out, &y);
-	KUNIT_EXPECT_EQ(test, n, 3);
+	KUNIT_EXPECT_EQ(test, n, 5);
+	KUNIT_EXPECT_EQ(test, out[0].from, 0);
+	KUNIT_EXPECT_EQ(test, out[0].to, k | 0x100);
+	KUNIT_EXPECT_EQ(test, out[2].from, k | 0x400);
+	KUNIT_EXPECT_EQ(test, out[2].to, 0);
 	n = ctr_test_decode(caps, raw, ARRAY_SIZE(raw),
 			     CTR_REQ_TYPES | CTR_REQ_U | CTR_REQ_S, 0, out, &y);
 	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(raw));
@@ -440,6 +445,85 @@ static void ctr_test_filter(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, 2);
 	KUNIT_EXPECT_EQ(test, out[0].from, k | 0x400);
 	KUNIT_EXPECT_EQ(test, out[1].to, 0);
+}
+
+/*
+ * Events of one mode beside events of the other, which make the hart
+ * record both: each event gets exactly the records the hart would have
+ * made for it alone, under every type filter. For S alone the spec
+ * records a trap from U with source 0 and a trap return to U with target
+ * 0; for U alone (no STE) neither.
+ */
+static void ctr_test_merged_priv(struct kunit *test)
+{
+	const u64 k = 0xffffffff80000000ULL;
+	static const struct {
+		u64 from, to;
+		u8 type;
+		u64 s_from, s_to;	/* for S alone; both 0: not recorded */
+		bool u;			/* recorded for U alone */
+	} x[] = {
+		{ 0x1000, 0x2000, CTR_TYPE_DIRCALL, 0, 0, true },
+		{ 0x2004, k | 0x100, CTR_TYPE_EXCEPTION, 0, k | 0x100, false },
+		{ k | 0x200, k | 0x300, CTR_TYPE_DIRCALL, k | 0x200, k | 0x300, false },
+		{ k | 0x304, k | 0x204, CTR_TYPE_RETURN, k | 0x304, k | 0x204, false },
+		{ k | 0x400, 0x2008, CTR_TYPE_TRAP_RETURN, k | 0x400, 0, false },
+		{ 0x3000, k | 0x500, CTR_TYPE_INTERRUPT, 0, k | 0x500, false },
+		{ k | 0x600, 0x3000, CTR_TYPE_TRAP_RETURN, k | 0x600, 0, false },
+		{ 0x3004, 0x1000, CTR_TYPE_RETURN, 0, 0, true },
+	};
+	static const u32 filters[] = {
+		CTR_REQ_TYPES,
+		T(EXCEPTION) | T(INTERRUPT) | T(INDCALL) | T(DIRCALL),
+		T(TRAP_RETURN) | T(RETURN),
+		T(DIRCALL),
+	};
+	struct riscv_ctr_entry raw[ARRAY_SIZE(x)];
+	struct perf_branch_entry out[ARRAY_SIZE(x)];
+	unsigned int i, f, n, want;
+	int y;
+
+	/* The buffer holds them youngest first, as U and S recorded them. */
+	for (i = 0; i < ARRAY_SIZE(x); i++) {
+		const unsigned int j = ARRAY_SIZE(x) - 1 - i;
+
+		raw[i] = (struct riscv_ctr_entry){ x[j].from | CTRSOURCE_VALID,
+						   x[j].to, x[j].type };
+	}
+	for (f = 0; f < ARRAY_SIZE(filters); f++) {
+		n = ctr_test_decode(&ctr_test_full, raw, ARRAY_SIZE(raw),
+				    filters[f] | CTR_REQ_S, 0, out, &y);
+		want = 0;
+		for (i = ARRAY_SIZE(x); i-- > 0; ) {
+			if (!(filters[f] & BIT(x[i].type)) ||
+			    !(x[i].s_from | x[i].s_to))
+				continue;
+			if (want < n) {
+				KUNIT_EXPECT_EQ_MSG(test, out[want].from, x[i].s_from,
+						    "S, filter %u, transfer %u", f, i);
+				KUNIT_EXPECT_EQ_MSG(test, out[want].to, x[i].s_to,
+						    "S, filter %u, transfer %u", f, i);
+			}
+			want++;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, n, want, "S, filter %u", f);
+
+		n = ctr_test_decode(&ctr_test_full, raw, ARRAY_SIZE(raw),
+				    filters[f] | CTR_REQ_U, 0, out, &y);
+		want = 0;
+		for (i = ARRAY_SIZE(x); i-- > 0; ) {
+			if (!(filters[f] & BIT(x[i].type)) || !x[i].u)
+				continue;
+			if (want < n) {
+				KUNIT_EXPECT_EQ_MSG(test, out[want].from, x[i].from,
+						    "U, filter %u, transfer %u", f, i);
+				KUNIT_EXPECT_EQ_MSG(test, out[want].to, x[i].to,
+						    "U, filter %u, transfer %u", f, i);
+			}
+			want++;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, n, want, "U, filter %u", f);
+	}
 }
 
 /*
@@ -540,6 +624,7 @@ static struct kunit_case ctr_decode_cases[] = {
 	KUNIT_CASE(ctr_test_cycles),
 	KUNIT_CASE(ctr_test_types),
 	KUNIT_CASE(ctr_test_filter),
+	KUNIT_CASE(ctr_test_merged_priv),
 	KUNIT_CASE(ctr_test_hw_idx),
 	KUNIT_CASE(ctr_test_after_irq),
 	{}

@@ -58,6 +58,40 @@ while read -r from to type; do
 done </tmp/want.txt
 check "-j any,u,save_type: all $(wc -l </tmp/want.txt) workload transfers, exact" \
 	[ "$missing" = 0 ]
+
+# A kernel-only event sees the workload's ecalls and trap returns with
+# the user end 0, as the hart records them for S alone, and exactly the
+# same beside a CPU-wide user-only event, which makes the hart record
+# both modes: what an event gets must not depend on the events beside it.
+# cross FILE: the kernel ends of its records with a 0 end, one a line.
+cross() {
+	records "$1" | gawk -F/ '$1 == "0x0" { print "to " $2 } $2 == "0x0" { print "from " $1 }' |
+		sort -u
+}
+# (cycles beside instructions: QEMU counts an event on one counter only.)
+kernel_only() {
+	perf record -q -e cycles:k -c 20011 -j any,k -o "$1" -- \
+		/ctr/workload 30000 >/dev/null 2>&1
+}
+kernel_only /tmp/kalone.data
+cross /tmp/kalone.data >/tmp/kalone.txt
+perf record -q -a -e instructions:u -c 100003 -j any,u -o /tmp/uwide.data \
+	-- sleep 30 >/dev/null 2>&1 &
+uwide=$!
+sleep 2
+kernel_only /tmp/kbeside.data
+kill -INT $uwide
+wait $uwide
+cross /tmp/kbeside.data >/tmp/kbeside.txt
+note "-j any,k: $(wc -l </tmp/kalone.txt) kinds of record with a user end alone, $(wc -l </tmp/kbeside.txt) beside -a -j any,u"
+sed 's/^/#   alone: /' /tmp/kalone.txt | head -4
+sed 's/^/#   beside: /' /tmp/kbeside.txt | head -4
+check "-j any,k: traps and trap returns with the user end 0, alone" \
+	[ -s /tmp/kalone.txt ]
+check "-j any,k beside -a -j any,u: the same traps and trap returns" \
+	[ -s /tmp/kbeside.txt -a -z "$(comm -13 /tmp/kalone.txt /tmp/kbeside.txt)" ]
+check "-a -j any,u beside -j any,k: no kernel address" \
+	eval '! records /tmp/uwide.data | grep -q "0xf[0-9a-f]\{15\}"'
 check "-j any,u,save_type: no kernel address" \
 	eval '! grep -q -E "(^|/)0x[89a-f][0-9a-f]{15}/" /tmp/u.txt'
 # Records that start in the workload are exactly its transfers (ANY

@@ -56,6 +56,7 @@
 #include <linux/smp.h>
 #include <linux/static_call.h>
 #include <linux/sysfs.h>
+#include <linux/uaccess.h>
 #include <kunit/test-bug.h>
 #include <kunit/visibility.h>
 #include <asm/asm-extable.h>
@@ -159,8 +160,18 @@ union ctr_branch {
  * of the address space, and where the cycle count goes. Filled in from
  * the structure itself, at probe time.
  */
+/* What ctr_exception_word() tells an exception apart as. */
+enum {
+	CTR_EXC_SYSCALL,	/* ecall */
+	CTR_EXC_DATA,		/* a load, store or AMO faulted */
+	CTR_EXC_INST,		/* the instruction cannot be read */
+	CTR_EXC_OTHER,		/* breakpoint, illegal instruction, ... */
+	CTR_NR_EXC
+};
+
 static struct {
 	u64 type[CTR_NR_TYPES];
+	u64 exc[CTR_NR_EXC];
 	u64 pred[2];		/* [0] predicted, [1] mispredicted */
 	u64 priv[2];		/* [0] user, [1] kernel */
 	unsigned int cycles_shift;
@@ -172,10 +183,12 @@ static const struct {
 	u8 new_type;
 } ctr_perf_types[CTR_NR_TYPES] = {
 	[CTR_TYPE_NONE]		= { PERF_BR_UNKNOWN },
+	/* Told apart by the instruction: see ctr_exception_word(). */
 	[CTR_TYPE_EXCEPTION]	= { PERF_BR_SYSCALL },
 	[CTR_TYPE_INTERRUPT]	= { PERF_BR_IRQ },
 	[CTR_TYPE_TRAP_RETURN]	= { PERF_BR_ERET },
-	[CTR_TYPE_BRANCH_NT]	= { PERF_BR_COND },
+	/* Not a transfer: no tool may take it for a taken branch. */
+	[CTR_TYPE_BRANCH_NT]	= { PERF_BR_EXTEND_ABI, PERF_BR_RISCV_NOT_TAKEN },
 	[CTR_TYPE_BRANCH_T]	= { PERF_BR_COND },
 	[6]			= { PERF_BR_UNKNOWN },
 	[7]			= { PERF_BR_UNKNOWN },
@@ -963,6 +976,18 @@ static void ctr_init_words(void)
 					.e.new_type = ctr_perf_types[t].new_type };
 		ctr_words.type[t] = b.w[2];
 	}
+	for (t = 0; t < CTR_NR_EXC; t++) {
+		static const u8 exc_new_type[CTR_NR_EXC] = {
+			[CTR_EXC_DATA]	= PERF_BR_NEW_FAULT_DATA,
+			[CTR_EXC_INST]	= PERF_BR_NEW_FAULT_INST,
+			[CTR_EXC_OTHER]	= PERF_BR_RISCV_EXCEPTION,
+		};
+
+		b = (union ctr_branch){ .e.type = t == CTR_EXC_SYSCALL ?
+					PERF_BR_SYSCALL : PERF_BR_EXTEND_ABI,
+					.e.new_type = exc_new_type[t] };
+		ctr_words.exc[t] = b.w[2];
+	}
 	b = (union ctr_branch){ .e.predicted = 1 };
 	ctr_words.pred[0] = b.w[2];
 	b = (union ctr_branch){ .e.mispred = 1 };
@@ -984,6 +1009,64 @@ static void ctr_init_words(void)
 static inline bool ctr_kernel_addr(u64 addr)
 {
 	return (s64)addr < 0;
+}
+
+/*
+ * TYPE 1 is any synchronous exception, its source the instruction that
+ * took it: an ecall is a system call, anything else is not. The
+ * instruction tells which, read without faulting (this runs in the
+ * overflow interrupt, on the task that made the record): an ecall, a
+ * memory access that faulted (a page fault or a misaligned access), an
+ * instruction that cannot be read (an instruction fault, or a source of
+ * 0 from an unrecorded mode), or another exception.
+ */
+#define CTR_INSN_ECALL		0x00000073
+
+static noinline u64 ctr_exception_word(u64 from)
+{
+	u16 lo, hi;
+	u32 insn;
+	int err;
+
+	if (!from)
+		return ctr_words.exc[CTR_EXC_OTHER];
+	if (ctr_kernel_addr(from))
+		err = copy_from_kernel_nofault(&lo, (void *)from, sizeof(lo));
+	else
+		err = copy_from_user_nofault(&lo, (void __user *)from, sizeof(lo));
+	if (err)
+		return ctr_words.exc[CTR_EXC_INST];
+
+	if ((lo & 3) != 3) {
+		/* Compressed: the loads and stores of quadrants 0 and 2. */
+		unsigned int funct3 = lo >> 13;
+
+		if ((lo & 3) == 0 && funct3)
+			return ctr_words.exc[CTR_EXC_DATA];
+		if ((lo & 3) == 2 && funct3 && funct3 != 4)
+			return ctr_words.exc[CTR_EXC_DATA];
+		return ctr_words.exc[CTR_EXC_OTHER];
+	}
+	/* The second half may be on the next page: read it on its own. */
+	if (ctr_kernel_addr(from))
+		err = copy_from_kernel_nofault(&hi, (void *)(from + 2), sizeof(hi));
+	else
+		err = copy_from_user_nofault(&hi, (void __user *)(from + 2),
+					     sizeof(hi));
+	if (err)
+		return ctr_words.exc[CTR_EXC_INST];
+	insn = lo | (u32)hi << 16;
+	if (insn == CTR_INSN_ECALL)
+		return ctr_words.exc[CTR_EXC_SYSCALL];
+	switch (insn & 0x7f) {
+	case 0x03:	/* LOAD */
+	case 0x07:	/* LOAD-FP, vector loads */
+	case 0x23:	/* STORE */
+	case 0x27:	/* STORE-FP, vector stores */
+	case 0x2f:	/* AMO */
+		return ctr_words.exc[CTR_EXC_DATA];
+	}
+	return ctr_words.exc[CTR_EXC_OTHER];
 }
 
 /*
@@ -1088,7 +1171,8 @@ __ctr_decode(const struct riscv_ctr_csr_model *m,
 			word |= (u64)umin(ctr_cycles(data), U16_MAX) <<
 				ctr_words.cycles_shift;
 		if (save_type)
-			word |= ctr_words.type[type];
+			word |= unlikely(type == CTR_TYPE_EXCEPTION) ?
+				ctr_exception_word(from) : ctr_words.type[type];
 		/* Else it is that of the record's first non-zero end. */
 		if (save_priv && !priv && (from | to))
 			word |= ctr_words.priv[ctr_kernel_addr(from ?: to)];

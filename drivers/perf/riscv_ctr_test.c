@@ -384,9 +384,12 @@ static void ctr_test_decode_one(struct kunit *test, unsigned int type,
 static void ctr_test_types(struct kunit *test)
 {
 	static const struct { u8 type, new_type; } want[CTR_NR_TYPES] = {
-		[0] = { PERF_BR_UNKNOWN },	[1] = { PERF_BR_SYSCALL },
+		/* The source, 0x1000, cannot be read: see exception_types. */
+		[0] = { PERF_BR_UNKNOWN },
+		[1] = { PERF_BR_EXTEND_ABI, PERF_BR_NEW_FAULT_INST },
 		[2] = { PERF_BR_IRQ },		[3] = { PERF_BR_ERET },
-		[4] = { PERF_BR_COND },		[5] = { PERF_BR_COND },
+		[4] = { PERF_BR_EXTEND_ABI, PERF_BR_RISCV_NOT_TAKEN },
+		[5] = { PERF_BR_COND },
 		[6] = { PERF_BR_UNKNOWN },	[7] = { PERF_BR_UNKNOWN },
 		[8] = { PERF_BR_IND_CALL },	[9] = { PERF_BR_CALL },
 		[10] = { PERF_BR_IND },		[11] = { PERF_BR_UNCOND },
@@ -402,6 +405,73 @@ static void ctr_test_types(struct kunit *test)
 		ctr_test_decode_one(test, t, &e);
 		KUNIT_EXPECT_EQ_MSG(test, (u32)e.type, want[t].type, "type %u", t);
 		KUNIT_EXPECT_EQ_MSG(test, (u32)e.new_type, want[t].new_type, "type %u", t);
+	}
+}
+
+/* Instructions that take exceptions, as a record's source points at them. */
+static const u16 ctr_test_exc_insns[] __aligned(4) = {
+	0x0073, 0x0000,		/* ecall */
+	0xb503, 0x0005,		/* ld a0, 0(a1) */
+	0xa023, 0x00a5,		/* sw a0, 0(a1) */
+	0x0073, 0x0010,		/* ebreak */
+	0x4188,			/* c.lw a0, 0(a1) */
+	0x9002,			/* c.ebreak */
+	0x0000,			/* illegal */
+};
+
+/*
+ * An exception is a system call only when it is an ecall: the others are
+ * told by the instruction at the source, or by its being unreadable.
+ */
+static void ctr_test_exception_types(struct kunit *test)
+{
+	const u64 base = (u64)(uintptr_t)ctr_test_exc_insns;
+	static const struct {
+		unsigned int offset;
+		u8 type, new_type;
+	} want[] = {
+		{ 0, PERF_BR_SYSCALL },
+		{ 4, PERF_BR_EXTEND_ABI, PERF_BR_NEW_FAULT_DATA },
+		{ 8, PERF_BR_EXTEND_ABI, PERF_BR_NEW_FAULT_DATA },
+		{ 12, PERF_BR_EXTEND_ABI, PERF_BR_RISCV_EXCEPTION },
+		{ 16, PERF_BR_EXTEND_ABI, PERF_BR_NEW_FAULT_DATA },
+		{ 18, PERF_BR_EXTEND_ABI, PERF_BR_RISCV_EXCEPTION },
+		{ 20, PERF_BR_EXTEND_ABI, PERF_BR_RISCV_EXCEPTION },
+	};
+	struct perf_branch_entry e;
+	unsigned int i;
+	int y;
+
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		struct riscv_ctr_entry raw = {
+			.source = (base + want[i].offset) | CTRSOURCE_VALID,
+			.target = 0xffffffff80001000ULL,
+			.data = CTR_TYPE_EXCEPTION,
+		};
+
+		KUNIT_ASSERT_EQ(test, ctr_test_decode(&ctr_test_full, &raw, 1,
+						       CTR_REQ_TYPES | CTR_REQ_S,
+						       PERF_SAMPLE_BRANCH_TYPE_SAVE,
+						       &e, &y), 1);
+		KUNIT_EXPECT_EQ_MSG(test, (u32)e.type, want[i].type,
+				    "offset %u", want[i].offset);
+		KUNIT_EXPECT_EQ_MSG(test, (u32)e.new_type, want[i].new_type,
+				    "offset %u", want[i].offset);
+	}
+	/* An unmapped source: the fetch itself faulted. */
+	{
+		struct riscv_ctr_entry raw = {
+			.source = (u64)-PAGE_SIZE | CTRSOURCE_VALID,
+			.target = 0xffffffff80001000ULL,
+			.data = CTR_TYPE_EXCEPTION,
+		};
+
+		KUNIT_ASSERT_EQ(test, ctr_test_decode(&ctr_test_full, &raw, 1,
+						       CTR_REQ_TYPES | CTR_REQ_S,
+						       PERF_SAMPLE_BRANCH_TYPE_SAVE,
+						       &e, &y), 1);
+		KUNIT_EXPECT_EQ(test, (u32)e.type, PERF_BR_EXTEND_ABI);
+		KUNIT_EXPECT_EQ(test, (u32)e.new_type, PERF_BR_NEW_FAULT_INST);
 	}
 }
 
@@ -623,6 +693,7 @@ static struct kunit_case ctr_decode_cases[] = {
 	KUNIT_CASE(ctr_test_ctl_callstack),
 	KUNIT_CASE(ctr_test_cycles),
 	KUNIT_CASE(ctr_test_types),
+	KUNIT_CASE(ctr_test_exception_types),
 	KUNIT_CASE(ctr_test_filter),
 	KUNIT_CASE(ctr_test_merged_priv),
 	KUNIT_CASE(ctr_test_hw_idx),
@@ -1528,7 +1599,7 @@ static u8 ctr_model_perf_type(unsigned int type)
 	case CTR_TYPE_INDCALL:		return PERF_BR_IND_CALL;
 	case CTR_TYPE_RETURN:		return PERF_BR_RET;
 	case CTR_TYPE_BRANCH_T:		return PERF_BR_COND;
-	case CTR_TYPE_BRANCH_NT:	return PERF_BR_COND;
+	case CTR_TYPE_BRANCH_NT:	return PERF_BR_EXTEND_ABI;
 	case CTR_TYPE_DIRJUMP:		return PERF_BR_UNCOND;
 	}
 	return PERF_BR_UNKNOWN;
@@ -1603,6 +1674,8 @@ static unsigned int ctr_model_expect(const struct ctr_model_hart *h,
 		if (h->cycles)
 			out[n].cycles = x->ccm;
 		out[n].type = h->type ? ctr_model_perf_type(x->type) : PERF_BR_UNKNOWN;
+		if (h->type && x->type == CTR_TYPE_BRANCH_NT)
+			out[n].new_type = PERF_BR_RISCV_NOT_TAKEN;
 		out[n].priv = (s64)x->from < 0 ? PERF_BR_PRIV_KERNEL : PERF_BR_PRIV_USER;
 		n++;
 	}

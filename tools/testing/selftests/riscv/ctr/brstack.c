@@ -39,7 +39,8 @@ enum { EXC = 1, INTR = 2, TRET = 3, NTAKEN = 4, TAKEN = 5, ICALL = 8,
 /* How the kernel reports each type in a perf branch entry. */
 static const struct { uint8_t type, new_type; } perf_type[16] = {
 	[EXC] = { PERF_BR_SYSCALL }, [INTR] = { PERF_BR_IRQ },
-	[TRET] = { PERF_BR_ERET }, [NTAKEN] = { PERF_BR_COND },
+	[TRET] = { PERF_BR_ERET },
+	[NTAKEN] = { PERF_BR_EXTEND_ABI, PERF_BR_NEW_ARCH_4 },
 	[TAKEN] = { PERF_BR_COND }, [ICALL] = { PERF_BR_IND_CALL },
 	[DCALL] = { PERF_BR_CALL }, [IJUMP] = { PERF_BR_IND },
 	[DJUMP] = { PERF_BR_UNCOND },

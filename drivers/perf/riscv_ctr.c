@@ -1810,11 +1810,22 @@ static int riscv_ctr_snapshot(struct perf_branch_entry *entries,
 	 * it go on: the snapshot then holds the handler's records too.
 	 */
 	preempt_disable_notrace();
+	cc = this_cpu_ptr(ctr_cpus);
+	/*
+	 * While a vCPU holds the buffer, FROZEN is the guest's: setting and
+	 * clearing it here would undo a freeze that the guest's overflow
+	 * (riscv_ctr_guest_overflow()) made in between. Only a context
+	 * switch changes cc->guest, and preemption is off.
+	 */
+	if (READ_ONCE(cc->guest) || !READ_ONCE(cc->ctl)) {
+		preempt_enable_notrace();
+		return 0;
+	}
 	if (ctr_caps.frozen_writable)
 		status = ctr_status_read_set(SCTRSTATUS_FROZEN);
 	local_irq_save(flags);
-	cc = this_cpu_ptr(ctr_cpus);
-	if (!cc->ctl || cc->guest)
+	/* An event may have gone meanwhile, in an IPI. */
+	if (!cc->ctl)
 		goto out;
 	if (!ctr_caps.frozen_writable)
 		ctr_csr_write(CSR_SCTRCTL, 0);

@@ -281,6 +281,12 @@ MODULE_PARM_DESC(depth, "most records per hart: 16, 32, 64, 128 or 256 (default 
 
 /* What the harts implement; .entries is 0 when they have no usable CTR. */
 static struct riscv_ctr_caps ctr_caps __read_mostly;
+/*
+ * The deepest depth the harts have, which a vCPU may select whatever
+ * riscv_ctr.depth= keeps the host to: a vCPU's state, and the ONE_REG
+ * registers a VMM migrates it by, follow the hardware alone.
+ */
+static unsigned int ctr_guest_max_depth __read_mostly;
 static struct ctr_cpu __percpu *ctr_cpus;
 
 static void ctr_pm_register(void);
@@ -662,6 +668,7 @@ void riscv_ctr_probe(struct pmu *pmu)
 	}
 
 	ctr_caps = caps;
+	ctr_guest_max_depth = fls(caps.depths) - 1;
 	ctr_print_caps(&ctr_caps);
 	ctr_pm_register();
 	/* Before any BPF program can be verified: the JIT inlines the call. */
@@ -1894,15 +1901,17 @@ EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_supported);
 /**
  * riscv_ctr_guest_alloc() - the CTR state of a new vCPU
  *
- * Return: an empty buffer of the host's depth, recording nothing, or NULL.
+ * Return: an empty buffer of the deepest depth the harts have, recording
+ * nothing, or NULL.
  */
 struct riscv_ctr_guest *riscv_ctr_guest_alloc(void)
 {
 	struct riscv_ctr_guest *g;
 
-	g = kzalloc(struct_size(g, raw, ctr_caps.entries), GFP_KERNEL_ACCOUNT);
+	g = kzalloc(struct_size(g, raw, CTR_DEPTH_ENTRIES(ctr_guest_max_depth)),
+		    GFP_KERNEL_ACCOUNT);
 	if (g)
-		g->depth = ctr_caps.depth;
+		g->depth = ctr_guest_max_depth;
 	return g;
 }
 EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_alloc);
@@ -1921,13 +1930,13 @@ EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_free);
  * riscv_ctr_guest_reset() - reset a vCPU's CTR state, as a hart's at reset
  * @g: the state of a vCPU that is not loaded
  *
- * Recording off (vsctrctl 0), no records, not frozen, the host's depth.
+ * Recording off (vsctrctl 0), no records, not frozen, the deepest depth.
  */
 void riscv_ctr_guest_reset(struct riscv_ctr_guest *g)
 {
 	g->vsctrctl = 0;
 	g->status = 0;
-	g->depth = ctr_caps.depth;
+	g->depth = ctr_guest_max_depth;
 	g->nr = 0;
 }
 EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_reset);
@@ -1963,6 +1972,26 @@ void riscv_ctr_guest_load(struct riscv_ctr_guest *g)
 }
 EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_load);
 
+/*
+ * Every entry of a vCPU's buffer, valid or not: a guest, or the VMM that
+ * restored it, may leave invalid entries between valid ones, and writes
+ * targets and data of invalid entries that it reads back.
+ */
+static unsigned int ctr_guest_save(struct riscv_ctr_entry *raw,
+				   unsigned int nr, u32 *status)
+{
+	unsigned int i;
+
+	*status = ctr_csr_read(CSR_SCTRSTATUS);
+	for (i = 0; i < nr; i++) {
+		ctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
+		raw[i].source = ctr_csr_read(CSR_SIREG);
+		raw[i].target = ctr_csr_read(CSR_SIREG2);
+		raw[i].data = ctr_csr_read(CSR_SIREG3);
+	}
+	return nr;
+}
+
 /**
  * riscv_ctr_guest_put() - take a vCPU's records back from this CPU
  * @g: the vCPU's state
@@ -1980,11 +2009,12 @@ void riscv_ctr_guest_put(struct riscv_ctr_guest *g)
 		goto out;
 	g->vsctrctl = ctr_csr_read(CSR_VSCTRCTL);
 	ctr_csr_write(CSR_VSCTRCTL, 0);
-	g->nr = riscv_ctr_save(g->raw, &g->status);
-	riscv_ctr_clear();
-	ctr_csr_write(CSR_SCTRSTATUS, 0);
+	g->nr = ctr_guest_save(g->raw, CTR_DEPTH_ENTRIES(g->depth), &g->status);
+	/* The spec asks for a clear after a change of depth, not before. */
 	if (g->depth != ctr_caps.depth)
 		ctr_csr_write(CSR_SCTRDEPTH, ctr_caps.depth);
+	ctr_csr_write(CSR_SCTRSTATUS, 0);
+	riscv_ctr_clear();
 	cc->guest = NULL;
 	if (cc->ctl) {
 		ctr_csr_write(CSR_SCTRCTL, cc->ctl);
@@ -2005,7 +2035,7 @@ EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_put);
  * @new_val: the value the guest writes, under @wr_mask
  * @wr_mask: the bits written, 0 for a read
  *
- * DEPTH is WARL: a depth the host cannot hold keeps the one before.
+ * DEPTH is WARL: a depth the harts do not have keeps the one before.
  * As on a hart, the buffer's contents are the guest's to clear after a
  * change.
  *
@@ -2019,8 +2049,7 @@ unsigned long riscv_ctr_guest_depth(struct riscv_ctr_guest *g,
 	struct ctr_cpu *cc;
 
 	depth = FIELD_GET(SCTRDEPTH_DEPTH, (old & ~wr_mask) | (new_val & wr_mask));
-	if (depth == old || depth > ctr_caps.depth ||
-	    !(ctr_caps.depths & BIT(depth)))
+	if (depth == old || !(ctr_caps.depths & BIT(depth)))
 		return old;
 
 	cc = get_cpu_ptr(ctr_cpus);
@@ -2067,7 +2096,7 @@ EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_overflow);
  */
 unsigned int riscv_ctr_guest_entries(void)
 {
-	return ctr_caps.entries;
+	return ctr_caps.entries ? CTR_DEPTH_ENTRIES(ctr_guest_max_depth) : 0;
 }
 EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_entries);
 
@@ -2131,7 +2160,7 @@ int riscv_ctr_guest_set_csr(struct riscv_ctr_guest *g, unsigned int csr,
 		g->status = val;
 		return 0;
 	case CSR_SCTRDEPTH:
-		if (val > ctr_caps.depth || !(ctr_caps.depths & BIT(val)))
+		if (val > SCTRDEPTH_MAX || !(ctr_caps.depths & BIT(val)))
 			return -EINVAL;
 		g->depth = val;
 		nr = CTR_DEPTH_ENTRIES(val);
@@ -2176,9 +2205,9 @@ int riscv_ctr_guest_get_entry(struct riscv_ctr_guest *g, unsigned int n,
 	struct riscv_ctr_entry zero = { };
 	u64 *field;
 
-	if (n >= ctr_caps.entries)
+	if (n >= riscv_ctr_guest_entries())
 		return -ENOENT;
-	n = array_index_nospec(n, ctr_caps.entries);
+	n = array_index_nospec(n, riscv_ctr_guest_entries());
 	field = ctr_guest_field(n < g->nr ? &g->raw[n] : &zero, csr);
 	if (!field)
 		return -ENOENT;
@@ -2205,7 +2234,7 @@ int riscv_ctr_guest_set_entry(struct riscv_ctr_guest *g, unsigned int n,
 	struct riscv_ctr_entry zero = { };
 	u64 *field;
 
-	if (n >= ctr_caps.entries || !ctr_guest_field(&zero, csr))
+	if (n >= riscv_ctr_guest_entries() || !ctr_guest_field(&zero, csr))
 		return -ENOENT;
 	if (n >= CTR_DEPTH_ENTRIES(g->depth))
 		return val ? -EINVAL : 0;

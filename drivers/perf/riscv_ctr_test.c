@@ -1035,7 +1035,7 @@ static void ctr_test_guest_state(struct kunit *test)
 	g = riscv_ctr_guest_alloc();
 	KUNIT_ASSERT_NOT_NULL(test, g);
 
-	/* New: recording off, not frozen, no record, the host's depth. */
+	/* New: recording off, not frozen, no record, the deepest depth. */
 	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_csr(g, CSR_SCTRCTL, &val), 0);
 	KUNIT_EXPECT_EQ(test, val, 0);
 	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_csr(g, CSR_SCTRSTATUS, &val), 0);
@@ -1103,6 +1103,49 @@ static void ctr_test_guest_state(struct kunit *test)
 	riscv_ctr_guest_free(g);
 }
 
+/*
+ * A vCPU's buffer goes out and comes back whole: invalid entries between
+ * valid ones, as a guest or a VMM may leave them, and the targets and
+ * data of invalid entries too. Its size follows the hardware, not
+ * riscv_ctr.depth=.
+ */
+static void ctr_test_guest_holes(struct kunit *test)
+{
+	unsigned int n = riscv_ctr_guest_entries();
+	struct riscv_ctr_caps hart;
+	struct riscv_ctr_guest *g;
+	unsigned long val;
+
+	if (!riscv_ctr_guest_supported())
+		kunit_skip(test, "no CTR for KVM guests here (no H extension)");
+	KUNIT_ASSERT_EQ(test, riscv_ctr_probe_caps(CTR_MAX_ENTRIES, &hart), 0);
+	KUNIT_EXPECT_EQ(test, n, CTR_DEPTH_ENTRIES(fls(hart.depths) - 1));
+	g = riscv_ctr_guest_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	/* Entry 0 invalid, entry 2 valid, entry 3 invalid with a target. */
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_entry(g, 0, CSR_SIREG2, 0x40), 0);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_entry(g, 2, CSR_SIREG,
+						       0x1000 | CTRSOURCE_VALID), 0);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_entry(g, 2, CSR_SIREG2, 0x2000), 0);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_entry(g, 3, CSR_SIREG2, 0x3000), 0);
+
+	/* Through the hart and back, as KVM's vcpu_load and vcpu_put do. */
+	preempt_disable();
+	riscv_ctr_guest_load(g);
+	riscv_ctr_guest_put(g);
+	preempt_enable();
+
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, 0, CSR_SIREG2, &val), 0);
+	KUNIT_EXPECT_EQ(test, val, 0x40);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, 2, CSR_SIREG, &val), 0);
+	KUNIT_EXPECT_EQ(test, val, 0x1000 | CTRSOURCE_VALID);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, 2, CSR_SIREG2, &val), 0);
+	KUNIT_EXPECT_EQ(test, val, 0x2000);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, 3, CSR_SIREG2, &val), 0);
+	KUNIT_EXPECT_EQ(test, val, 0x3000);
+	riscv_ctr_guest_free(g);
+}
+
 static struct kunit_case ctr_buffer_cases[] = {
 	KUNIT_CASE(ctr_test_depth),
 	KUNIT_CASE(ctr_test_reset_state),
@@ -1113,6 +1156,7 @@ static struct kunit_case ctr_buffer_cases[] = {
 	KUNIT_CASE(ctr_test_pm),
 	KUNIT_CASE(ctr_test_snapshot),
 	KUNIT_CASE(ctr_test_guest_state),
+	KUNIT_CASE(ctr_test_guest_holes),
 	{}
 };
 

@@ -97,7 +97,7 @@ perf_ctr_results() {
 
 # The reduced hart, and what its caps/ files must say.
 REDUCED_CPU=max,ctr-depth-min=16,ctr-depth-max=16,ctr-misp=off,ctr-cc=off,ctr-ctl-mask=0
-REDUCED_CAPS=types=1,mispred=0,cycles=0,call_stack=0,freeze=1,depths=16,hw_filters=0x0
+REDUCED_CAPS=types=1,mispred=0,cycles=0,call_stack=0,freeze=1,depths=16,hw_filters=
 
 static_checks() {
 	run_step checkpatch "$TOP/scripts/lint.sh" checkpatch

@@ -751,10 +751,46 @@ static ssize_t branch_depths_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(branch_depths);
 
+/*
+ * The branch filters the hart applies itself, by the names perf's -j
+ * takes: those whose transfers it can record without the others (every
+ * other type has its inhibit bit), and not_taken with NTBREN. The rest
+ * are met by leaving records out in software, for a cost per record.
+ */
 static ssize_t branch_hw_filters_show(struct device *dev,
 				      struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%#llx\n", ctr_caps.ctl & CTRCTL_FILTERS);
+	static const struct {
+		u64 filter;
+		const char *name;
+	} names[] = {
+		{ PERF_SAMPLE_BRANCH_ANY_CALL,	 "any_call" },
+		{ PERF_SAMPLE_BRANCH_ANY_RETURN, "any_ret" },
+		{ PERF_SAMPLE_BRANCH_IND_CALL,	 "ind_call" },
+		{ PERF_SAMPLE_BRANCH_CALL,	 "call" },
+		{ PERF_SAMPLE_BRANCH_IND_JUMP,	 "ind_jmp" },
+		{ PERF_SAMPLE_BRANCH_COND,	 "cond" },
+	};
+	int len = 0, i, j, t;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		u16 types = 0;
+		bool hw = true;
+
+		for (j = 0; j < ARRAY_SIZE(ctr_filter_types); j++)
+			if (ctr_filter_types[j].filter == names[i].filter)
+				types = ctr_filter_types[j].types;
+		for (t = 0; t < CTR_NR_TYPES; t++)
+			if ((CTR_TYPES_ANY & ~types & BIT(t)) &&
+			    !(ctr_caps.ctl & ctr_type_inhibit[t]))
+				hw = false;
+		if (hw)
+			len += sysfs_emit_at(buf, len, "%s%s", len ? " " : "",
+					     names[i].name);
+	}
+	if (ctr_caps.ctl & CTRCTL_NTBREN)
+		len += sysfs_emit_at(buf, len, "%snot_taken", len ? " " : "");
+	return len + sysfs_emit_at(buf, len, "\n");
 }
 static DEVICE_ATTR_RO(branch_hw_filters);
 

@@ -9,9 +9,9 @@ sym() { printf '0x%x' "$((0x$(grep " $1\$" /ctr/workload.syms | cut -d' ' -f1)))
 next() { printf '0x%x' "$(($(sym "$1") + 4))"; }
 
 # What the hart has, as the driver's caps/ files say: cap NAME prints
-# caps/branch_NAME; has_ntbren: sctrctl.NTBREN (bit 36 of the filters).
+# caps/branch_NAME; has_ntbren: sctrctl.NTBREN (not_taken among the filters).
 cap() { cat "/sys/bus/event_source/devices/cpu/caps/branch_$1" 2>/dev/null; }
-has_ntbren() { [ $(($(cap hw_filters) >> 36 & 1)) = 1 ]; }
+has_ntbren() { cap hw_filters | grep -qw not_taken; }
 
 # One record per line: FROM/TO/FLAGS/-/-/CYCLES/TYPE/-
 records() { perf script -i "$1" -F brstack 2>/dev/null | tr -s ' ' '\n' | grep /; }

@@ -228,18 +228,18 @@ FIXTURE_VARIANT_ADD(brstack, any_call_kernel) {
 
 #define NOT_TAKEN_FORMAT "/sys/bus/event_source/devices/cpu/format/not_taken"
 
-/* Does the hart have sctrctl.NTBREN (caps/branch_hw_filters bit 36)? */
+/* Does the hart have sctrctl.NTBREN (not_taken in caps/branch_hw_filters)? */
 static bool has_ntbren(void)
 {
 	FILE *f = fopen("/sys/bus/event_source/devices/cpu/caps/branch_hw_filters", "r");
-	unsigned long long mask = 0;
+	char buf[128] = "";
 
 	if (!f)
 		return false;
-	if (fscanf(f, "%llx", &mask) != 1)
-		mask = 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
 	fclose(f);
-	return mask & (1ULL << 36);
+	return strstr(buf, "not_taken");
 }
 
 /* The config2 bit of the not_taken format attribute, or -1. */

@@ -132,8 +132,8 @@ static const char *const feature_caps[] = {
 /*
  * CTR_EXPECT_CAPS names what the hart has: "max" for every part (QEMU
  * -cpu max), or a list such as "types=1,mispred=0,depths=16:32,
- * hw_filters=0x0" whose keys are the caps/branch_* files, with ':' for
- * the spaces of branch_depths. Returns the value expected of @file, or
+ * hw_filters=cond:not_taken" whose keys are the caps/branch_* files, with ':' for
+ * the spaces of branch_depths and branch_hw_filters. Returns the value expected of @file, or
  * NULL when the list says nothing of it.
  */
 static const char *expected_cap(const char *file, char *buf, size_t len)
@@ -144,7 +144,8 @@ static const char *expected_cap(const char *file, char *buf, size_t len)
 		{ "branch_cycles", "1" }, { "branch_call_stack", "1" },
 		{ "branch_freeze", "1" },
 		{ "branch_depths", "16 32 64 128 256" },
-		{ "branch_hw_filters", "0xff3e00000000" },
+		{ "branch_hw_filters",
+		  "any_call any_ret ind_call call ind_jmp cond not_taken" },
 	};
 	const char *key = file + strlen("branch_"), *p;
 	size_t klen = strlen(key);
@@ -322,13 +323,13 @@ TEST(branch_stack_guests)
  * Not-taken branches come with the not_taken format attribute (config2
  * bit 0), beside cond or any, and with nothing else.
  */
-/* Does caps/branch_hw_filters name sctrctl.NTBREN (bit 36)? */
+/* Does caps/branch_hw_filters name not_taken (sctrctl.NTBREN)? */
 static bool has_ntbren(void)
 {
-	char buf[64];
+	char buf[128];
 
 	return read_cap("branch_hw_filters", buf, sizeof(buf)) &&
-	       (strtoull(buf, NULL, 16) & (1ULL << 36));
+	       strstr(buf, "not_taken");
 }
 
 TEST(not_taken_format)

@@ -1552,7 +1552,8 @@ static void ctr_restore_stack(struct ctr_cpu *cc, struct task_struct *task)
 		/* riscv_ctr_restore() wipes what was there first. */
 		riscv_ctr_restore(tc->raw, tc->nr, tc->status);
 		ctr_set_owner(cc);
-	} else {
+	} else if (!ctr_owned(cc)) {
+		/* Unless an add at this sched-in wiped it already. */
 		ctr_start_afresh(cc);
 	}
 	/* It is used once: what the task does next is in the buffer. */
@@ -1631,8 +1632,13 @@ void riscv_ctr_sched_task(struct perf_event_pmu_context *pmu_ctx,
 	/* A vCPU's buffer goes with KVM's vcpu_put, right after this. */
 	if (!cc->ctl || cc->guest)
 		return;
+	/*
+	 * An event added at this sched-in wiped the buffer already and made
+	 * it the incoming task's (riscv_ctr_add()): once is enough. Without
+	 * such an add the buffer is still the task's that left.
+	 */
 	if (!(cc->ctl & CTRCTL_RASEMU)) {
-		if (sched_in)
+		if (sched_in && !ctr_owned(cc))
 			ctr_start_afresh(cc);
 		return;
 	}

@@ -290,6 +290,7 @@ static unsigned int ctr_guest_max_depth __read_mostly;
 static struct ctr_cpu __percpu *ctr_cpus;
 
 static void ctr_pm_register(void);
+static void ctr_pm_unregister(void);
 static void ctr_hw_reset(void);
 static int riscv_ctr_snapshot(struct perf_branch_entry *entries,
 			      unsigned int cnt);
@@ -652,6 +653,9 @@ void riscv_ctr_probe(struct pmu *pmu)
 		return;
 	}
 
+	/* Once: a second probe would register the notifier twice. */
+	if (WARN_ON_ONCE(ctr_cpus))
+		return;
 	ctr_cpus = __alloc_percpu(sizeof(struct ctr_cpu) +
 				  caps.entries * sizeof(struct perf_branch_entry),
 				  __alignof__(struct ctr_cpu));
@@ -673,6 +677,30 @@ void riscv_ctr_probe(struct pmu *pmu)
 	ctr_pm_register();
 	/* Before any BPF program can be verified: the JIT inlines the call. */
 	static_call_update(perf_snapshot_branch_stack, riscv_ctr_snapshot);
+}
+
+/**
+ * riscv_ctr_remove() - undo riscv_ctr_probe()
+ * @pmu: the PMU riscv_ctr_probe() was given
+ *
+ * For the PMU driver's probe when it fails after riscv_ctr_probe(): @pmu
+ * was never registered, or was unregistered, so no event uses CTR. Does
+ * nothing when riscv_ctr_probe() found none; afterwards the driver is as
+ * before riscv_ctr_probe(), which may run again.
+ */
+void riscv_ctr_remove(struct pmu *pmu)
+{
+	if (!ctr_cpus)
+		return;
+	static_call_update(perf_snapshot_branch_stack,
+			   (void *)&__static_call_return0);
+	ctr_pm_unregister();
+	kmem_cache_destroy(pmu->task_ctx_cache);
+	pmu->task_ctx_cache = NULL;
+	ctr_caps = (struct riscv_ctr_caps){ };
+	ctr_guest_max_depth = 0;
+	free_percpu(ctr_cpus);
+	ctr_cpus = NULL;
 }
 
 /* Stop recording, select the depth and wipe the buffer. */
@@ -1603,8 +1631,14 @@ static void ctr_pm_register(void)
 {
 	cpu_pm_register_notifier(&ctr_pm_nb);
 }
+
+static void ctr_pm_unregister(void)
+{
+	cpu_pm_unregister_notifier(&ctr_pm_nb);
+}
 #else
 static void ctr_pm_register(void) { }
+static void ctr_pm_unregister(void) { }
 #endif
 
 /**

@@ -84,6 +84,7 @@ struct riscv_ctr_caps {
 extern const struct attribute_group riscv_ctr_caps_group;
 
 void riscv_ctr_probe(struct pmu *pmu);
+void riscv_ctr_remove(struct pmu *pmu);
 void riscv_ctr_reset(void);
 unsigned int riscv_ctr_num_branches(void);
 
@@ -98,6 +99,7 @@ void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data);
 void riscv_ctr_unfreeze(void);
 #else
 static inline void riscv_ctr_probe(struct pmu *pmu) { }
+static inline void riscv_ctr_remove(struct pmu *pmu) { }
 static inline void riscv_ctr_reset(void) { }
 static inline unsigned int riscv_ctr_num_branches(void)
 {

@@ -5,12 +5,14 @@
  * Each sample's records, youngest first, give branch counts (from -> to)
  * and fall-through ranges: the target of a record runs straight to the
  * source of the next younger record, which is the last instruction of
- * the range. An address counts for the --binary (matched by build id,
- * else by file name) only through a mapping of it by the sampled process
- * at the sample's time (machine.c), and is relocated to its link-time
- * address; everything else is counted and dropped. The counts live in
- * hash tables whose size follows the number of distinct ranges and
- * branches, never the number of records.
+ * the range. A not-taken conditional branch (PERF_BR_RISCV_NOT_TAKEN) is
+ * no transfer: it gives no branch count and ranges run through it. An
+ * address counts for the --binary (matched by build id, else by file
+ * name) only through a mapping of it by the sampled process at the
+ * sample's time (machine.c), and is relocated to its link-time address;
+ * everything else is counted and dropped. The counts live in hash tables
+ * whose size follows the number of distinct ranges and branches, never
+ * the number of records.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -200,15 +202,23 @@ static void progress(struct agg_ctx *c, const struct pc_sample *s)
 
 static uint64_t window_weight(const struct pc_sample *s)
 {
-	uint64_t span = 0, i;
+	uint64_t span = 0, i, from = 0;
+	bool have_from = false;
 
-	for (i = 1; i < s->nr; i++) {
-		uint64_t to = s->br[i].to, from = s->br[i - 1].from;
+	for (i = 0; i < s->nr; i++) {
+		uint64_t to = s->br[i].to;
 
+		/* a not-taken branch is inside the straight-line code */
+		if (pc_br_not_taken(&s->br[i]))
+			continue;
 		/* bytes of straight-line code between the two, and the branch */
-		if (to && from >= to && from - to < WEIGHT_UNIT)
-			span += from - to;
-		span += 4;
+		if (have_from) {
+			if (to && from >= to && from - to < WEIGHT_UNIT)
+				span += from - to;
+			span += 4;
+		}
+		from = s->br[i].from;
+		have_from = true;
 	}
 	if (!span)
 		return 1;
@@ -227,7 +237,7 @@ static int on_sample(void *vc, const struct pc_sample *s)
 	struct afdo_stats *st = &c->g.st;
 	const struct afdo_bin *b = c->bin;
 	uint64_t ip, prev_from = 0, i, time = pc_sample_time(s), w = 1;
-	bool prev_ok = false, prev_mapped = false;
+	bool have_prev = false, prev_ok = false, prev_mapped = false;
 	uint32_t pid = pc_sample_pid(s);
 
 	if (c->mode == MODE_UNDECIDED)
@@ -258,10 +268,21 @@ static int on_sample(void *vc, const struct pc_sample *s)
 	}
 	for (i = 0; i < s->nr; i++) {
 		uint64_t from = 0, to = 0;
-		bool fm = reloc(c, pid, time, s->br[i].from, &from);
-		bool tm = reloc(c, pid, time, s->br[i].to, &to);
-		bool fok = fm && afdo_text_at(b, from);
-		bool tok = tm && afdo_text_at(b, to);
+		bool fm, tm, fok, tok;
+
+		/*
+		 * A not-taken conditional branch transfers nothing: no edge,
+		 * and the range from the next older record's target runs on
+		 * through it to the younger record's source.
+		 */
+		if (pc_br_not_taken(&s->br[i])) {
+			st->branches_not_taken++;
+			continue;
+		}
+		fm = reloc(c, pid, time, s->br[i].from, &from);
+		tm = reloc(c, pid, time, s->br[i].to, &to);
+		fok = fm && afdo_text_at(b, from);
+		tok = tm && afdo_text_at(b, to);
 
 		st->branches++;
 		if (fok && tok) {
@@ -270,7 +291,7 @@ static int on_sample(void *vc, const struct pc_sample *s)
 		} else {
 			st->branches_outside++;
 		}
-		if (i) {
+		if (have_prev) {
 			/* this (older) record's target runs to the younger's source */
 			st->ranges++;
 			if (tok && prev_ok) {
@@ -290,6 +311,7 @@ static int on_sample(void *vc, const struct pc_sample *s)
 		prev_from = from;
 		prev_ok = fok;
 		prev_mapped = fm;
+		have_prev = true;
 	}
 	return 0;
 oom:
@@ -298,9 +320,32 @@ oom:
 }
 
 /*
+ * The TYPE field of a record's "/PRED/INTX/ABORT/CYCLES/TYPE/SPEC" tail
+ * (REST): only a not-taken branch matters to the counts.
+ */
+static void set_text_type(struct perf_branch_entry *e, const char *rest)
+{
+	static const char nt[] = "RISCV_NOT_TAKEN";
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		rest = strchr(rest, '/');
+		if (!rest)
+			return;
+		rest++;
+	}
+	if (!strncmp(rest, nt, sizeof(nt) - 1) &&
+	    (rest[sizeof(nt) - 1] == '/' || !rest[sizeof(nt) - 1])) {
+		e->type = PERF_BR_EXTEND_ABI;
+		e->new_type = PC_BR_RISCV_NOT_TAKEN;
+	}
+}
+
+/*
  * The text of `perf script -F [pid,]ip,brstack`: one sample a line, an
  * optional decimal pid, the hex ip, then FROM/TO/... records, youngest
- * first. No mappings: addresses are the binary's link-time ones.
+ * first. No mappings: addresses are the binary's link-time ones. Of the
+ * flags, only a TYPE of RISCV_NOT_TAKEN is read.
  */
 static int read_brstack_text(const char *file, struct agg_ctx *c,
 			     struct pc_error *err)
@@ -359,6 +404,7 @@ static int read_brstack_text(const char *file, struct agg_ctx *c,
 				rc = pc_err(err, s.offset, "bad record '%s'", tok);
 				goto out;
 			}
+			set_text_type(&br[s.nr], end);
 			s.nr++;
 		}
 		if (!nnum && !s.nr)
@@ -505,10 +551,14 @@ static void print_stats(const struct agg_ctx *c)
 	const struct afdo_stats *st = &c->g.st;
 	size_t tables = (c->g.ranges.mask + c->g.branches.mask + c->g.addrs.mask + 3) *
 			sizeof(struct afdo_cnt);
+	char not_taken[64] = "";
 
+	if (st->branches_not_taken)
+		snprintf(not_taken, sizeof(not_taken), "; %llu not taken, no edge",
+			 (unsigned long long)st->branches_not_taken);
 	fprintf(stderr,
 		"perf-ctr aggregate: %llu samples (%llu outside %s, %llu with no records), %llu records\n"
-		"  branches: %llu, %llu unique, %llu with an end outside the binary's text\n"
+		"  branches: %llu, %llu unique, %llu with an end outside the binary's text%s\n"
 		"  ranges: %llu, %llu unique; rejected: %llu start after end, %llu outside the text or across sections, %llu misaligned, %llu unique across functions\n"
 		"  sample addresses: %llu unique; mappings: %llu seen, %llu of the binary;"
 		" %llu processes, %llu forks, %llu execs\n"
@@ -519,7 +569,7 @@ static void print_stats(const struct agg_ctx *c)
 		c->bin_base, (unsigned long long)st->empty_stacks,
 		(unsigned long long)st->records,
 		(unsigned long long)st->branches, (unsigned long long)c->g.branches.used,
-		(unsigned long long)st->branches_outside,
+		(unsigned long long)st->branches_outside, not_taken,
 		(unsigned long long)st->ranges, (unsigned long long)c->g.ranges.used,
 		(unsigned long long)st->ranges_bad_order,
 		(unsigned long long)st->ranges_outside,

@@ -7,7 +7,9 @@
  * - backward-range: between a record's target and the source of the next
  *   younger record the CPU ran straight-line code, so that target must not
  *   lie above that source (a 0 address, a privilege transition the
- *   hardware reports as 0, is not checked);
+ *   hardware reports as 0, is not checked); a not-taken branch
+ *   (PERF_BR_RISCV_NOT_TAKEN) lies inside such code: the code runs on
+ *   from its source, its target is not checked;
  * - outside-mapping: a non-zero source or target in no MMAP/MMAP2 of the
  *   sample's process (nor of the kernel's);
  * - duplicate-stack: a sample whose stack is identical to the previous
@@ -100,13 +102,20 @@ static int on_sample(void *ctx, const struct pc_sample *s)
 	}
 	for (i = 0; i < s->nr; i++) {
 		const struct perf_branch_entry *e = &s->br[i];
+		const struct perf_branch_entry *o = &s->br[i + 1];
+		uint64_t start = 0;
 
-		/* br[i + 1] is older: its target flows into br[i]'s source. */
-		if (i + 1 < s->nr && s->br[i + 1].to && e->from &&
-		    s->br[i + 1].to > e->from)
+		/*
+		 * br[i + 1] is older: its target flows into br[i]'s source. A
+		 * not-taken branch is no transfer: the straight-line code runs
+		 * on from its own address, whatever its target says.
+		 */
+		if (i + 1 < s->nr)
+			start = pc_br_not_taken(o) ? o->from : o->to;
+		if (start && e->from && start > e->from)
 			example(c, D_BACKWARD, s, i + 1,
 				"range 0x%llx..0x%llx runs backwards",
-				s->br[i + 1].to, e->from);
+				start, e->from);
 		if (c->has_maps && !mapped(c, s, e->from))
 			example(c, D_OUTSIDE, s, i, "source 0x%llx%.0llx is in no mapping",
 				e->from, 0);

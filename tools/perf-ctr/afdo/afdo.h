@@ -163,6 +163,7 @@ struct afdo_stats {
 	uint64_t ranges, ranges_bad_order, ranges_outside, ranges_misaligned;
 	uint64_t ranges_cross_func;	/* unique ones, dropped before output */
 	uint64_t branches, branches_outside;
+	uint64_t branches_not_taken;	/* records of no transfer, skipped */
 	uint64_t empty_stacks;
 	uint64_t unmapped_mode;		/* samples taken as link-time addresses */
 	uint64_t weighted;		/* samples weighed by their window */

@@ -104,7 +104,7 @@ int pc_read_file(const char *file, const struct pc_handlers *h, void *ctx,
 
 /*
  * Names of branch types, the same on every host: PERF_BR_* and the
- * RISC-V CTR types that perf numbers as PERF_BR_NEW_ARCH_1..3.
+ * RISC-V CTR types that perf numbers as PERF_BR_NEW_ARCH_1..5.
  */
 const char *pc_branch_type_name(const struct perf_branch_entry *e);
 
@@ -130,6 +130,22 @@ int pc_err(struct pc_error *err, uint64_t off, const char *fmt, ...)
 #define PC_BR_RISCV_CO_SWAP		3	/* PERF_BR_NEW_ARCH_1 */
 #define PC_BR_RISCV_IND_LINK_JUMP	4	/* PERF_BR_NEW_ARCH_2 */
 #define PC_BR_RISCV_DIR_LINK_JUMP	5	/* PERF_BR_NEW_ARCH_3 */
+/* CTR TYPE 4: a conditional branch not taken (target: the next instruction). */
+#define PC_BR_RISCV_NOT_TAKEN		6	/* PERF_BR_NEW_ARCH_4 */
+/* CTR TYPE 1 that is neither an ecall nor a data/instruction fault. */
+#define PC_BR_RISCV_EXCEPTION		7	/* PERF_BR_NEW_ARCH_5 */
+
+/*
+ * A record that is no transfer of control: a not-taken conditional branch
+ * (the driver's PERF_BR_RISCV_NOT_TAKEN). It gives no branch edge, and
+ * the straight-line code around it runs on: ranges go across it. Older
+ * kernels gave these PERF_BR_COND, indistinguishable from taken ones.
+ */
+static inline bool pc_br_not_taken(const struct perf_branch_entry *e)
+{
+	return e->type == PERF_BR_EXTEND_ABI &&
+	       e->new_type == PC_BR_RISCV_NOT_TAKEN;
+}
 
 /* Names of the 16 ctrdata.TYPE values, "" for reserved ones. */
 const char *pc_ctr_type_name(unsigned int ctr_type);

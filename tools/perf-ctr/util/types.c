@@ -28,7 +28,11 @@ static const char *const perf_type_names[16] = {
 	[PERF_BR_EXTEND_ABI]	= "",	/* never used: new_type names it */
 };
 
-/* new_type: the generic faults, then the RISC-V CTR classes of 0006. */
+/*
+ * new_type: the generic faults, then the RISC-V CTR classes: ARCH_1..3
+ * of 0006, ARCH_4 (a not-taken conditional branch, CTR TYPE 4) and
+ * ARCH_5 (an exception other than an ecall or a fault, CTR TYPE 1).
+ */
 static const char *const perf_new_type_names[16] = {
 	[0] = "FAULT_ALGN",
 	[1] = "FAULT_DATA",
@@ -36,8 +40,8 @@ static const char *const perf_new_type_names[16] = {
 	[PC_BR_RISCV_CO_SWAP]		= "RISCV_CO_SWAP",
 	[PC_BR_RISCV_IND_LINK_JUMP]	= "RISCV_IND_LINK_JUMP",
 	[PC_BR_RISCV_DIR_LINK_JUMP]	= "RISCV_DIR_LINK_JUMP",
-	[6] = "ARCH_4",
-	[7] = "ARCH_5",
+	[PC_BR_RISCV_NOT_TAKEN]		= "RISCV_NOT_TAKEN",
+	[PC_BR_RISCV_EXCEPTION]		= "RISCV_EXCEPTION",
 };
 
 const char *pc_branch_type_name(const struct perf_branch_entry *e)
@@ -75,13 +79,20 @@ const char *pc_ctr_type_name(unsigned int ctr_type)
 	return ctr_type_names[ctr_type & 15];
 }
 
-/* As drivers/perf/riscv_ctr.c maps them; keep the two in step. */
+/*
+ * As drivers/perf/riscv_ctr.c maps them; keep the two in step. The
+ * driver types an exception (TYPE 1) by the trapping instruction: an
+ * ecall is SYSCALL, a load/store/AMO FAULT_DATA, an unreadable one
+ * FAULT_INST, anything else RISCV_EXCEPTION. A raw ctrdata value does
+ * not say which instruction trapped and this table cannot read it, so
+ * TYPE 1 stays SYSCALL here.
+ */
 static const unsigned char ctr_to_perf[16][2] = {
 	[0]  = { PERF_BR_UNKNOWN, 0 },
 	[1]  = { PERF_BR_SYSCALL, 0 },
 	[2]  = { PERF_BR_IRQ, 0 },
 	[3]  = { PERF_BR_ERET, 0 },
-	[4]  = { PERF_BR_COND, 0 },
+	[4]  = { PERF_BR_EXTEND_ABI, PC_BR_RISCV_NOT_TAKEN },
 	[5]  = { PERF_BR_COND, 0 },
 	[6]  = { PERF_BR_UNKNOWN, 0 },
 	[7]  = { PERF_BR_UNKNOWN, 0 },

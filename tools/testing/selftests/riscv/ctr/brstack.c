@@ -128,6 +128,12 @@ static bool addr_matches(uint64_t want, uint64_t got)
 
 static int perf_type_of(const struct perf_branch_entry *e)
 {
+	/* An exception that is no ecall: a fault, a breakpoint, ... */
+	if (e->type == PERF_BR_EXTEND_ABI &&
+	    (e->new_type == PERF_BR_NEW_FAULT_DATA ||
+	     e->new_type == PERF_BR_NEW_FAULT_INST ||
+	     e->new_type == PERF_BR_NEW_ARCH_5))
+		return EXC;
 	for (int t = 1; t < 16; t++) {
 		if (!perf_type[t].type && !perf_type[t].new_type)
 			continue;

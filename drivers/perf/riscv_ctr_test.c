@@ -527,20 +527,20 @@ static void ctr_test_filter(struct kunit *test)
 static void ctr_test_merged_priv(struct kunit *test)
 {
 	const u64 k = 0xffffffff80000000ULL;
+	/* Each transfer, and what S alone and U alone record of it. */
 	static const struct {
 		u64 from, to;
 		u8 type;
-		u64 s_from, s_to;	/* for S alone; both 0: not recorded */
-		bool u;			/* recorded for U alone */
+		u64 alone[2][2];	/* [S, U][from, to]; 0, 0: not recorded */
 	} x[] = {
-		{ 0x1000, 0x2000, CTR_TYPE_DIRCALL, 0, 0, true },
-		{ 0x2004, k | 0x100, CTR_TYPE_EXCEPTION, 0, k | 0x100, false },
-		{ k | 0x200, k | 0x300, CTR_TYPE_DIRCALL, k | 0x200, k | 0x300, false },
-		{ k | 0x304, k | 0x204, CTR_TYPE_RETURN, k | 0x304, k | 0x204, false },
-		{ k | 0x400, 0x2008, CTR_TYPE_TRAP_RETURN, k | 0x400, 0, false },
-		{ 0x3000, k | 0x500, CTR_TYPE_INTERRUPT, 0, k | 0x500, false },
-		{ k | 0x600, 0x3000, CTR_TYPE_TRAP_RETURN, k | 0x600, 0, false },
-		{ 0x3004, 0x1000, CTR_TYPE_RETURN, 0, 0, true },
+		{ 0x1000, 0x2000, CTR_TYPE_DIRCALL, { { 0, 0 }, { 0x1000, 0x2000 } } },
+		{ 0x2004, k | 0x100, CTR_TYPE_EXCEPTION, { { 0, k | 0x100 } } },
+		{ k | 0x200, k | 0x300, CTR_TYPE_DIRCALL, { { k | 0x200, k | 0x300 } } },
+		{ k | 0x304, k | 0x204, CTR_TYPE_RETURN, { { k | 0x304, k | 0x204 } } },
+		{ k | 0x400, 0x2008, CTR_TYPE_TRAP_RETURN, { { k | 0x400, 0 } } },
+		{ 0x3000, k | 0x500, CTR_TYPE_INTERRUPT, { { 0, k | 0x500 } } },
+		{ k | 0x600, 0x3000, CTR_TYPE_TRAP_RETURN, { { k | 0x600, 0 } } },
+		{ 0x3004, 0x1000, CTR_TYPE_RETURN, { { 0, 0 }, { 0x3004, 0x1000 } } },
 	};
 	static const u32 filters[] = {
 		CTR_REQ_TYPES,
@@ -548,9 +548,10 @@ static void ctr_test_merged_priv(struct kunit *test)
 		T(TRAP_RETURN) | T(RETURN),
 		T(DIRCALL),
 	};
+	static const u32 modes[2] = { CTR_REQ_S, CTR_REQ_U };
 	struct riscv_ctr_entry raw[ARRAY_SIZE(x)];
 	struct perf_branch_entry out[ARRAY_SIZE(x)];
-	unsigned int i, f, n, want;
+	unsigned int i, f, m, n, want;
 	int y;
 
 	/* The buffer holds them youngest first, as U and S recorded them. */
@@ -561,38 +562,27 @@ static void ctr_test_merged_priv(struct kunit *test)
 						   x[j].to, x[j].type };
 	}
 	for (f = 0; f < ARRAY_SIZE(filters); f++) {
-		n = ctr_test_decode(&ctr_test_full, raw, ARRAY_SIZE(raw),
-				    filters[f] | CTR_REQ_S, 0, out, &y);
-		want = 0;
-		for (i = ARRAY_SIZE(x); i-- > 0; ) {
-			if (!(filters[f] & BIT(x[i].type)) ||
-			    !(x[i].s_from | x[i].s_to))
-				continue;
-			if (want < n) {
-				KUNIT_EXPECT_EQ_MSG(test, out[want].from, x[i].s_from,
-						    "S, filter %u, transfer %u", f, i);
-				KUNIT_EXPECT_EQ_MSG(test, out[want].to, x[i].s_to,
-						    "S, filter %u, transfer %u", f, i);
-			}
-			want++;
-		}
-		KUNIT_EXPECT_EQ_MSG(test, n, want, "S, filter %u", f);
+		for (m = 0; m < ARRAY_SIZE(modes); m++) {
+			n = ctr_test_decode(&ctr_test_full, raw, ARRAY_SIZE(raw),
+					    filters[f] | modes[m], 0, out, &y);
+			want = 0;
+			for (i = ARRAY_SIZE(x); i-- > 0; ) {
+				const u64 *e = x[i].alone[m];
 
-		n = ctr_test_decode(&ctr_test_full, raw, ARRAY_SIZE(raw),
-				    filters[f] | CTR_REQ_U, 0, out, &y);
-		want = 0;
-		for (i = ARRAY_SIZE(x); i-- > 0; ) {
-			if (!(filters[f] & BIT(x[i].type)) || !x[i].u)
-				continue;
-			if (want < n) {
-				KUNIT_EXPECT_EQ_MSG(test, out[want].from, x[i].from,
-						    "U, filter %u, transfer %u", f, i);
-				KUNIT_EXPECT_EQ_MSG(test, out[want].to, x[i].to,
-						    "U, filter %u, transfer %u", f, i);
+				if (!(filters[f] & BIT(x[i].type)) || !(e[0] | e[1]))
+					continue;
+				if (want < n) {
+					KUNIT_EXPECT_EQ_MSG(test, out[want].from, e[0],
+							    "mode %u, filter %u, transfer %u",
+							    m, f, i);
+					KUNIT_EXPECT_EQ_MSG(test, out[want].to, e[1],
+							    "mode %u, filter %u, transfer %u",
+							    m, f, i);
+				}
+				want++;
 			}
-			want++;
+			KUNIT_EXPECT_EQ_MSG(test, n, want, "mode %u, filter %u", m, f);
 		}
-		KUNIT_EXPECT_EQ_MSG(test, n, want, "U, filter %u", f);
 	}
 }
 

@@ -83,17 +83,19 @@
 static const struct {
 	u64 filter;
 	u16 types;
+	const char *name;	/* in caps/branch_hw_filters, as perf -j says it */
 } ctr_filter_types[] = {
 	{ PERF_SAMPLE_BRANCH_ANY,	 CTR_TYPES_ANY },
 	{ PERF_SAMPLE_BRANCH_ANY_CALL,	 CTR_T(EXCEPTION) | CTR_T(INTERRUPT) |
 					 CTR_T(INDCALL) | CTR_T(DIRCALL) |
-					 CTR_T(CORSWAP) },
+					 CTR_T(CORSWAP), "any_call" },
 	{ PERF_SAMPLE_BRANCH_ANY_RETURN, CTR_T(TRAP_RETURN) | CTR_T(RETURN) |
-					 CTR_T(CORSWAP) },
-	{ PERF_SAMPLE_BRANCH_IND_CALL,	 CTR_T(INDCALL) },
-	{ PERF_SAMPLE_BRANCH_CALL,	 CTR_T(DIRCALL) },
-	{ PERF_SAMPLE_BRANCH_IND_JUMP,	 CTR_T(INDJUMP) | CTR_T(INDLJUMP) },
-	{ PERF_SAMPLE_BRANCH_COND,	 CTR_T(BRANCH_T) },
+					 CTR_T(CORSWAP), "any_ret" },
+	{ PERF_SAMPLE_BRANCH_IND_CALL,	 CTR_T(INDCALL), "ind_call" },
+	{ PERF_SAMPLE_BRANCH_CALL,	 CTR_T(DIRCALL), "call" },
+	{ PERF_SAMPLE_BRANCH_IND_JUMP,	 CTR_T(INDJUMP) | CTR_T(INDLJUMP),
+					 "ind_jmp" },
+	{ PERF_SAMPLE_BRANCH_COND,	 CTR_T(BRANCH_T), "cond" },
 };
 
 #define CTR_BRANCH_PRIV		(PERF_SAMPLE_BRANCH_USER |		\
@@ -788,33 +790,19 @@ static DEVICE_ATTR_RO(branch_depths);
 static ssize_t branch_hw_filters_show(struct device *dev,
 				      struct device_attribute *attr, char *buf)
 {
-	static const struct {
-		u64 filter;
-		const char *name;
-	} names[] = {
-		{ PERF_SAMPLE_BRANCH_ANY_CALL,	 "any_call" },
-		{ PERF_SAMPLE_BRANCH_ANY_RETURN, "any_ret" },
-		{ PERF_SAMPLE_BRANCH_IND_CALL,	 "ind_call" },
-		{ PERF_SAMPLE_BRANCH_CALL,	 "call" },
-		{ PERF_SAMPLE_BRANCH_IND_JUMP,	 "ind_jmp" },
-		{ PERF_SAMPLE_BRANCH_COND,	 "cond" },
-	};
-	int len = 0, i, j, t;
+	int len = 0, i, t;
 
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		u16 types = 0;
-		bool hw = true;
+	for (i = 0; i < ARRAY_SIZE(ctr_filter_types); i++) {
+		u16 others = CTR_TYPES_ANY & ~ctr_filter_types[i].types;
+		bool hw = ctr_filter_types[i].name;
 
-		for (j = 0; j < ARRAY_SIZE(ctr_filter_types); j++)
-			if (ctr_filter_types[j].filter == names[i].filter)
-				types = ctr_filter_types[j].types;
 		for (t = 0; t < CTR_NR_TYPES; t++)
-			if ((CTR_TYPES_ANY & ~types & BIT(t)) &&
+			if ((others & BIT(t)) &&
 			    !(ctr_caps.ctl & ctr_type_inhibit[t]))
 				hw = false;
 		if (hw)
 			len += sysfs_emit_at(buf, len, "%s%s", len ? " " : "",
-					     names[i].name);
+					     ctr_filter_types[i].name);
 	}
 	if (ctr_caps.ctl & CTRCTL_NTBREN)
 		len += sysfs_emit_at(buf, len, "%snot_taken", len ? " " : "");
@@ -1093,19 +1081,24 @@ static inline bool ctr_kernel_addr(u64 addr)
  */
 #define CTR_INSN_ECALL		0x00000073
 
+/* 16 bits of the instruction at @addr, kernel or user, without faulting. */
+static int ctr_read_parcel(u64 addr, u16 *parcel)
+{
+	if (ctr_kernel_addr(addr))
+		return copy_from_kernel_nofault(parcel, (void *)addr,
+						sizeof(*parcel));
+	return copy_from_user_nofault(parcel, (void __user *)addr,
+				      sizeof(*parcel));
+}
+
 static noinline u64 ctr_exception_word(u64 from)
 {
 	u16 lo, hi;
 	u32 insn;
-	int err;
 
 	if (!from)
 		return ctr_words.exc[CTR_EXC_OTHER];
-	if (ctr_kernel_addr(from))
-		err = copy_from_kernel_nofault(&lo, (void *)from, sizeof(lo));
-	else
-		err = copy_from_user_nofault(&lo, (void __user *)from, sizeof(lo));
-	if (err)
+	if (ctr_read_parcel(from, &lo))
 		return ctr_words.exc[CTR_EXC_INST];
 
 	if ((lo & 3) != 3) {
@@ -1119,12 +1112,7 @@ static noinline u64 ctr_exception_word(u64 from)
 		return ctr_words.exc[CTR_EXC_OTHER];
 	}
 	/* The second half may be on the next page: read it on its own. */
-	if (ctr_kernel_addr(from))
-		err = copy_from_kernel_nofault(&hi, (void *)(from + 2), sizeof(hi));
-	else
-		err = copy_from_user_nofault(&hi, (void __user *)(from + 2),
-					     sizeof(hi));
-	if (err)
+	if (ctr_read_parcel(from + 2, &hi))
 		return ctr_words.exc[CTR_EXC_INST];
 	insn = lo | (u32)hi << 16;
 	if (insn == CTR_INSN_ECALL)
@@ -1570,8 +1558,13 @@ static void ctr_save_stack(struct ctr_cpu *cc, struct task_struct *task)
 	tc->mm = task->mm;
 }
 
-/* Give @task, coming in, its own call stack if it has one, else none. */
-static void ctr_restore_stack(struct ctr_cpu *cc, struct task_struct *task)
+/*
+ * Give @task, coming in, its own call stack if it has one, else none;
+ * @wiped: the buffer holds nothing since @task came in (an add at this
+ * sched-in wiped it): no stack to restore needs no second wipe.
+ */
+static void ctr_restore_stack(struct ctr_cpu *cc, struct task_struct *task,
+			      bool wiped)
 {
 	struct ctr_task_ctx *tc = ctr_task_ctx(task);
 
@@ -1580,8 +1573,7 @@ static void ctr_restore_stack(struct ctr_cpu *cc, struct task_struct *task)
 		/* riscv_ctr_restore() wipes what was there first. */
 		riscv_ctr_restore(tc->raw, tc->nr, tc->status);
 		ctr_set_owner(cc);
-	} else if (!ctr_owned(cc)) {
-		/* Unless an add at this sched-in wiped it already. */
+	} else if (!wiped) {
 		ctr_start_afresh(cc);
 	}
 	/* It is used once: what the task does next is in the buffer. */
@@ -1615,7 +1607,7 @@ static int ctr_pm_notify(struct notifier_block *nb, unsigned long cmd,
 		ctr_csr_write(CSR_SCTRCTL, cc->ctl);
 		/* The reset wiped the buffer: it is the current task's. */
 		if (cc->ctl & CTRCTL_RASEMU)
-			ctr_restore_stack(cc, current);
+			ctr_restore_stack(cc, current, false);
 		else
 			ctr_set_owner(cc);
 		break;
@@ -1677,7 +1669,7 @@ void riscv_ctr_sched_task(struct perf_event_pmu_context *pmu_ctx,
 		return;
 	}
 	if (sched_in)
-		ctr_restore_stack(cc, task);
+		ctr_restore_stack(cc, task, ctr_owned(cc));
 	else
 		ctr_save_stack(cc, task);
 }
@@ -2096,7 +2088,7 @@ void riscv_ctr_guest_put(struct riscv_ctr_guest *g)
 		ctr_csr_write(CSR_SCTRCTL, cc->ctl);
 		cc->recorded = cc->ctl_recorded;
 		if (cc->ctl & CTRCTL_RASEMU)
-			ctr_restore_stack(cc, current);
+			ctr_restore_stack(cc, current, false);
 		else
 			ctr_set_owner(cc);
 	}

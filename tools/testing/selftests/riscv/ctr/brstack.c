@@ -28,17 +28,17 @@
 #include "workload.h"
 
 /* Control transfer types, as ctrdata.TYPE numbers them. */
-enum { EXC = 1, INTR = 2, TRET = 3, NTAKEN = 4, TAKEN = 5, ICALL = 8,
+enum { XCPT = 1, INTR = 2, TRET = 3, NTAKEN = 4, TAKEN = 5, ICALL = 8,
 	DCALL = 9, IJUMP = 10, DJUMP = 11, SWAP = 12, RET = 13, ILJUMP = 14,
 	DLJUMP = 15 };
 #define B(t)		(1u << (t))
-#define ALL_BUT_NT	(B(EXC) | B(INTR) | B(TRET) | B(TAKEN) | B(ICALL) |	\
+#define ALL_BUT_NT	(B(XCPT) | B(INTR) | B(TRET) | B(TAKEN) | B(ICALL) |	\
 			 B(DCALL) | B(IJUMP) | B(DJUMP) | B(SWAP) | B(RET) |	\
 			 B(ILJUMP) | B(DLJUMP))
 
 /* How the kernel reports each type in a perf branch entry. */
 static const struct { uint8_t type, new_type; } perf_type[16] = {
-	[EXC] = { PERF_BR_SYSCALL }, [INTR] = { PERF_BR_IRQ },
+	[XCPT] = { PERF_BR_SYSCALL }, [INTR] = { PERF_BR_IRQ },
 	[TRET] = { PERF_BR_ERET },
 	[NTAKEN] = { PERF_BR_EXTEND_ABI, PERF_BR_NEW_ARCH_4 },
 	[TAKEN] = { PERF_BR_COND }, [ICALL] = { PERF_BR_IND_CALL },
@@ -92,7 +92,7 @@ static void fill_workload(void)
 	add(A(ctr_wl_other_ret), A(ctr_wl_dirlink) + 4, IJUMP);
 	add(A(ctr_wl_indlink), A(ctr_wl_other), ILJUMP);
 	add(A(ctr_wl_other_ret), A(ctr_wl_indlink) + 4, IJUMP);
-	add(A(ctr_wl_ecall), IN_KERNEL, EXC);
+	add(A(ctr_wl_ecall), IN_KERNEL, XCPT);
 	add(IN_KERNEL, A(ctr_wl_ecall) + 4, TRET);
 	add(A(ctr_wl_loopbr), A(ctr_wl_loop), TAKEN);
 	add_once(A(ctr_wl_loopbr), A(ctr_wl_loopbr) + 4, NTAKEN);
@@ -133,7 +133,7 @@ static int perf_type_of(const struct perf_branch_entry *e)
 	    (e->new_type == PERF_BR_NEW_FAULT_DATA ||
 	     e->new_type == PERF_BR_NEW_FAULT_INST ||
 	     e->new_type == PERF_BR_NEW_ARCH_5))
-		return EXC;
+		return XCPT;
 	for (int t = 1; t < 16; t++) {
 		if (!perf_type[t].type && !perf_type[t].new_type)
 			continue;
@@ -190,7 +190,7 @@ FIXTURE_VARIANT_ADD(brstack, any) {
 
 FIXTURE_VARIANT_ADD(brstack, any_call) {
 	.filter = PERF_SAMPLE_BRANCH_ANY_CALL,
-	.types = B(EXC) | B(INTR) | B(ICALL) | B(DCALL) | B(SWAP),
+	.types = B(XCPT) | B(INTR) | B(ICALL) | B(DCALL) | B(SWAP),
 };
 
 FIXTURE_VARIANT_ADD(brstack, any_return) {
@@ -229,7 +229,7 @@ FIXTURE_VARIANT_ADD(brstack, any_beside_kernel_event) {
 
 FIXTURE_VARIANT_ADD(brstack, any_call_kernel) {
 	.filter = PERF_SAMPLE_BRANCH_ANY_CALL,
-	.types = B(EXC) | B(INTR) | B(ICALL) | B(DCALL) | B(SWAP), .kernel = true,
+	.types = B(XCPT) | B(INTR) | B(ICALL) | B(DCALL) | B(SWAP), .kernel = true,
 };
 
 #define NOT_TAKEN_FORMAT "/sys/bus/event_source/devices/cpu/format/not_taken"

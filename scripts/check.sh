@@ -137,7 +137,7 @@ if [ $kernel_ok = 1 ]; then
 	# longest, so it boots first; the static checks of the series and
 	# the other guests (AIA, no CTR, no overflow interrupt, a round of
 	# the stress test, make nested) take turns on the other core.
-	stage_start "guests: -cpu max,smaia=false,ssaia=false -icount (CTR, no AIA), beside the static checks of the series, -cpu max (CTR, AIA), -cpu max,smctr=false,ssctr=false (no CTR), -cpu max,sscofpmf=false (CTR, no overflow interrupt), stress and make nested"
+	stage_start "guests: -cpu max,smaia=false,ssaia=false -icount (CTR, no AIA), beside the static checks of the series, -cpu max (CTR, AIA), -cpu max,smctr=false,ssctr=false (no CTR), -cpu max,sscofpmf=false (CTR, no overflow interrupt), stress, a hart without TYPE and make nested"
 	# 900 s fit it on CI's machines; it ran out of them, before the
 	# end of perf 7.3's record_lbr.sh, on a slower one: 1800.
 	guest_run noaia --cpu max,smaia=false,ssaia=false --icount --run check \
@@ -157,12 +157,14 @@ if [ $kernel_ok = 1 ]; then
 	# fields (no filters, no call stacks), the patched QEMU's properties.
 	guest_run reduced --cpu "$REDUCED_CPU" --run check \
 		--append "ctr.isa=yes ctr.depth=16 ctr.files=1 ctr.caps=$REDUCED_CAPS"
+	# Every part but TYPE: type filters where the hart applies them.
+	guest_run notype --cpu max,ctr-type=off --run notype
 	# perf record -b in a nested Linux guest (make nested, about 2.5
 	# minutes): fits in what the -icount guest leaves of this core.
 	nested_rc=0
 	"$TOP/scripts/nested.sh" >"$OUT/nested.log" 2>&1 || nested_rc=$?
 	wait $exact
-	for g in max noaia noctr nosampling stress reduced; do
+	for g in max noaia noctr nosampling stress reduced notype; do
 		guest_results $g
 	done
 	while read -r v rest; do

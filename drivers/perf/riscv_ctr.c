@@ -781,6 +781,18 @@ static ssize_t branch_depths_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(branch_depths);
 
+/* Can the hart record @types without the other types of ANY? */
+static bool ctr_hw_filters(const struct riscv_ctr_caps *caps, u16 types)
+{
+	unsigned long others = CTR_TYPES_ANY & ~types;
+	int t;
+
+	for_each_set_bit(t, &others, CTR_NR_TYPES)
+		if (!(caps->ctl & ctr_type_inhibit[t]))
+			return false;
+	return true;
+}
+
 /*
  * The branch filters the hart applies itself, by the names perf's -j
  * takes: those whose transfers it can record without the others (every
@@ -790,20 +802,13 @@ static DEVICE_ATTR_RO(branch_depths);
 static ssize_t branch_hw_filters_show(struct device *dev,
 				      struct device_attribute *attr, char *buf)
 {
-	int len = 0, i, t;
+	int len = 0, i;
 
-	for (i = 0; i < ARRAY_SIZE(ctr_filter_types); i++) {
-		u16 others = CTR_TYPES_ANY & ~ctr_filter_types[i].types;
-		bool hw = ctr_filter_types[i].name;
-
-		for (t = 0; t < CTR_NR_TYPES; t++)
-			if ((others & BIT(t)) &&
-			    !(ctr_caps.ctl & ctr_type_inhibit[t]))
-				hw = false;
-		if (hw)
+	for (i = 0; i < ARRAY_SIZE(ctr_filter_types); i++)
+		if (ctr_filter_types[i].name &&
+		    ctr_hw_filters(&ctr_caps, ctr_filter_types[i].types))
 			len += sysfs_emit_at(buf, len, "%s%s", len ? " " : "",
 					     ctr_filter_types[i].name);
-	}
 	if (ctr_caps.ctl & CTRCTL_NTBREN)
 		len += sysfs_emit_at(buf, len, "%snot_taken", len ? " " : "");
 	return len + sysfs_emit_at(buf, len, "\n");
@@ -916,9 +921,10 @@ VISIBLE_IF_KUNIT int riscv_ctr_request(u64 branch_sample_type, bool not_taken,
 /*
  * What a hart with @caps can record of it: -EOPNOTSUPP for what it lacks.
  * Without TYPE every record reads type 0 and software cannot pick types,
- * so only requests for every type (any) or for a call stack, which RASEMU
- * keeps to calls by itself, can be met. Not-taken branches need NTBREN,
- * and TYPE to tell them from taken ones.
+ * so only requests for every type (any), for types the hart can record
+ * alone (its inhibit bits leave out every other type), or for a call
+ * stack, which RASEMU keeps to calls by itself, can be met. Not-taken
+ * branches need NTBREN, and TYPE to tell them from taken ones.
  */
 VISIBLE_IF_KUNIT int riscv_ctr_check(const struct riscv_ctr_caps *caps,
 				     u64 branch_sample_type, bool not_taken,
@@ -936,7 +942,8 @@ VISIBLE_IF_KUNIT int riscv_ctr_check(const struct riscv_ctr_caps *caps,
 	} else if (req & CTR_T(BRANCH_NT)) {
 		if (!(caps->ctl & CTRCTL_NTBREN) || !caps->type)
 			return -EOPNOTSUPP;
-	} else if (!caps->type && (req & CTR_REQ_TYPES) != CTR_TYPES_ANY) {
+	} else if (!caps->type && (req & CTR_REQ_TYPES) != CTR_TYPES_ANY &&
+		   !ctr_hw_filters(caps, req & CTR_REQ_TYPES)) {
 		return -EOPNOTSUPP;
 	}
 
@@ -962,9 +969,11 @@ VISIBLE_IF_KUNIT u64 riscv_ctr_ctl(const struct riscv_ctr_caps *caps,
 	 * With kernel branches recorded, the records of an overflow handler
 	 * that was entered unfrozen are told apart by the interrupt that led
 	 * to it (see ctr_first()): record interrupts then, whatever the
-	 * events asked for. Their samples leave them out.
+	 * events asked for. Their samples leave them out, which takes TYPE;
+	 * without it, such an overflow finds no interrupt and gives no
+	 * records.
 	 */
-	if (request & CTR_REQ_S)
+	if ((request & CTR_REQ_S) && caps->type)
 		request |= CTR_T(INTERRUPT);
 
 	if (request & CTR_REQ_U)
@@ -1455,6 +1464,39 @@ static void ctr_account(struct ctr_cpu *cc, struct perf_event *event, int delta)
 	cc->users += delta;
 }
 
+/*
+ * Can an event of @request share a CPU whose events all ask for the types
+ * @common and together for @any? With TYPE each sample keeps its event's
+ * types. Without it every record reads type 0: only events that ask for
+ * the same types can share, which the hart then records alone.
+ */
+VISIBLE_IF_KUNIT bool riscv_ctr_types_share(const struct riscv_ctr_caps *caps,
+					    u32 common, u32 any, u32 request)
+{
+	request &= CTR_REQ_TYPES;
+	return caps->type || ((common & CTR_REQ_TYPES) == request &&
+			      (any & CTR_REQ_TYPES) == request);
+}
+
+/* May @event join the branch events already on this CPU? */
+static bool ctr_shares(const struct ctr_cpu *cc, u32 request)
+{
+	u32 common = 0, any = 0;
+	int i;
+
+	if (!cc->users)
+		return true;
+	if (!!cc->wants[CTR_REQ_CALLSTACK_BIT] != !!(request & CTR_REQ_CALLSTACK))
+		return false;
+	for (i = 0; i < CTR_NR_TYPES; i++) {
+		if (cc->wants[i])
+			any |= BIT(i);
+		if (cc->wants[i] == cc->users)
+			common |= BIT(i);
+	}
+	return riscv_ctr_types_share(&ctr_caps, common, any, request);
+}
+
 /**
  * riscv_ctr_add() - start recording for a branch event added to this CPU
  * @event: the event
@@ -1466,15 +1508,15 @@ static void ctr_account(struct ctr_cpu *cc, struct perf_event *event, int delta)
  * another task's records, or a gap. A task's saved call stack comes back
  * in the context switch callback that follows an add at sched-in.
  *
- * Return: 0, or -EBUSY when the CPU records in the other mode (call stack
- * or branches) for events already there; perf then tries again later.
+ * Return: 0, or -EBUSY when the events already there keep the CPU from
+ * recording what @event needs: the other mode (call stack or branches),
+ * or, on a hart without TYPE, other types. perf then tries again later.
  */
 int riscv_ctr_add(struct perf_event *event)
 {
 	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
-	bool callstack = event->hw.branch_reg.config & CTR_REQ_CALLSTACK;
 
-	if (cc->users && !!cc->wants[CTR_REQ_CALLSTACK_BIT] != callstack)
+	if (!ctr_shares(cc, event->hw.branch_reg.config))
 		return -EBUSY;
 
 	if (!cc->users)
@@ -1749,6 +1791,9 @@ VISIBLE_IF_KUNIT unsigned int riscv_ctr_after_irq(const struct riscv_ctr_caps *c
 	unsigned int i;
 	u64 src;
 
+	/* Not recorded: a record that matches would be another transfer. */
+	if (ctl & CTRCTL_INTRINH)
+		return caps->entries;
 	for (i = 0; i < caps->entries; i++) {
 		ctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
 		src = ctr_csr_read(CSR_SIREG);

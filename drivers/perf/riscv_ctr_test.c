@@ -122,6 +122,19 @@ static void ctr_test_reset_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dirty, 0);
 }
 
+/* Does this hart record transfer types? Without TYPE the field reads 0. */
+static bool ctr_test_hart_type(void)
+{
+	struct riscv_ctr_caps hart;
+	unsigned long flags;
+	int ret;
+
+	local_irq_save(flags);
+	ret = riscv_ctr_probe_caps(riscv_ctr_num_branches(), &hart);
+	local_irq_restore(flags);
+	return !ret && hart.type;
+}
+
 /* SCTRCLR wipes every entry, including the oldest, while frozen or not. */
 static void ctr_test_clear(struct kunit *test)
 {
@@ -131,6 +144,7 @@ static void ctr_test_clear(struct kunit *test)
 		.target = 0xffffffff80005678ULL | CTRTARGET_MISP,
 		.data = CTR_TYPE_DIRCALL,
 	};
+	const u64 type = ctr_test_hart_type() ? in.data : 0;
 	struct riscv_ctr_entry out0, outn;
 	unsigned long flags;
 
@@ -144,7 +158,7 @@ static void ctr_test_clear(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, out0.source, in.source);
 	KUNIT_EXPECT_EQ(test, out0.target & CTR_PC_MASK, in.target & CTR_PC_MASK);
-	KUNIT_EXPECT_EQ(test, out0.data & CTRDATA_TYPE, in.data);
+	KUNIT_EXPECT_EQ(test, out0.data & CTRDATA_TYPE, type);
 	KUNIT_EXPECT_EQ(test, outn.source, 0);
 	KUNIT_EXPECT_EQ(test, outn.target, 0);
 	KUNIT_EXPECT_EQ(test, outn.data, 0);
@@ -667,6 +681,64 @@ static void ctr_test_after_irq(struct kunit *test)
 	/* Without TYPE the source alone decides. */
 	KUNIT_EXPECT_EQ(test, ctr_test_after_irq_on(false, from_user, 5, s_only, upc), 3);
 	KUNIT_EXPECT_EQ(test, ctr_test_after_irq_on(false, at_pc, 3, both, upc), 2);
+	/*
+	 * Interrupts inhibited (a type filter without TYPE): entry 2 is an
+	 * exception from user space, which looks the same. None is kept.
+	 */
+	KUNIT_EXPECT_EQ(test, ctr_test_after_irq_on(false, from_user, 5,
+						    s_only | CTRCTL_INTRINH, upc),
+			CTR_MAX_ENTRIES);
+}
+
+/*
+ * A hart without TYPE but with the inhibit bits records the types of a
+ * filter alone: it takes the filter, records no interrupt it was not
+ * asked for, and lets only events of the same types share a CPU.
+ */
+static void ctr_test_no_type_filters(struct kunit *test)
+{
+	const u64 call_u = PERF_SAMPLE_BRANCH_CALL | PERF_SAMPLE_BRANCH_USER;
+	const u64 call_k = PERF_SAMPLE_BRANCH_CALL | PERF_SAMPLE_BRANCH_KERNEL;
+	const u64 any_u = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;
+	const u64 cond_u = PERF_SAMPLE_BRANCH_COND | PERF_SAMPLE_BRANCH_USER;
+	struct riscv_ctr_caps caps = ctr_test_full;
+	u32 call, kcall, any, req;
+	u64 ctl;
+
+	caps.type = false;
+	KUNIT_ASSERT_EQ(test, riscv_ctr_check(&caps, call_u, false, &call), 0);
+	KUNIT_EXPECT_EQ(test, call & CTR_REQ_TYPES, T(DIRCALL));
+	KUNIT_ASSERT_EQ(test, riscv_ctr_check(&caps, any_u, false, &any), 0);
+	KUNIT_ASSERT_EQ(test, riscv_ctr_check(&caps, call_k, false, &kcall), 0);
+	/* Not-taken branches still need TYPE to tell them from taken ones. */
+	KUNIT_EXPECT_EQ(test, riscv_ctr_check(&caps, cond_u, true, &req),
+			-EOPNOTSUPP);
+
+	/* Kernel calls: interrupts stay out, as every other type. */
+	ctl = riscv_ctr_ctl(&caps, kcall);
+	KUNIT_EXPECT_EQ(test, ctl & CTRCTL_DIRCALLINH, 0);
+	KUNIT_EXPECT_NE(test, ctl & CTRCTL_INTRINH, 0);
+	KUNIT_EXPECT_NE(test, ctl & CTRCTL_RETINH, 0);
+
+	/* Events share a CPU when they ask for the same types only. */
+	KUNIT_EXPECT_TRUE(test, riscv_ctr_types_share(&caps, call, call, kcall));
+	KUNIT_EXPECT_FALSE(test, riscv_ctr_types_share(&caps, call, call, any));
+	KUNIT_EXPECT_FALSE(test, riscv_ctr_types_share(&caps, any, any, call));
+	KUNIT_EXPECT_FALSE(test, riscv_ctr_types_share(&caps, call, any, call));
+	KUNIT_EXPECT_TRUE(test, riscv_ctr_types_share(&caps, any, any, any));
+
+	/* Without the inhibit bit of one other type, the filter is refused. */
+	caps.ctl &= ~CTRCTL_RETINH;
+	KUNIT_EXPECT_EQ(test, riscv_ctr_check(&caps, call_u, false, &req),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, riscv_ctr_check(&caps, any_u, false, &req), 0);
+
+	/* With TYPE, software keeps each event's types: any events share. */
+	caps = ctr_test_full;
+	KUNIT_EXPECT_TRUE(test, riscv_ctr_types_share(&caps, call, any, call));
+	KUNIT_EXPECT_TRUE(test, riscv_ctr_types_share(&caps, any, any, call));
+	ctl = riscv_ctr_ctl(&caps, kcall);
+	KUNIT_EXPECT_EQ(test, ctl & CTRCTL_INTRINH, 0);
 }
 
 static struct kunit_case ctr_decode_cases[] = {
@@ -680,6 +752,7 @@ static struct kunit_case ctr_decode_cases[] = {
 	KUNIT_CASE(ctr_test_merged_priv),
 	KUNIT_CASE(ctr_test_hw_idx),
 	KUNIT_CASE(ctr_test_after_irq),
+	KUNIT_CASE(ctr_test_no_type_filters),
 	{}
 };
 
@@ -719,8 +792,8 @@ static void ctr_test_read_synthetic(struct kunit *test)
 	ret = riscv_ctr_probe_caps(caps.entries, &hart);
 	local_irq_restore(flags);
 	KUNIT_ASSERT_EQ(test, ret, 0);
-	if (!hart.misp || !hart.cycles)
-		kunit_skip(test, "the hart has no mispredict bit or cycle count");
+	if (!hart.misp || !hart.cycles || !hart.type)
+		kunit_skip(test, "the hart has no mispredict bit, cycle count or TYPE");
 	out = kunit_kcalloc(test, caps.entries, sizeof(*out), GFP_KERNEL);
 	all = kunit_kcalloc(test, caps.entries, sizeof(*all), GFP_KERNEL);
 	one = kunit_kcalloc(test, caps.entries, sizeof(*one), GFP_KERNEL);
@@ -814,6 +887,7 @@ static void ctr_test_save_restore(struct kunit *test)
 		{ 0x10000 | CTRSOURCE_VALID, 0x10020, CTR_TYPE_DIRCALL },
 	};
 	unsigned int depth = riscv_ctr_num_branches(), i, nr;
+	const bool type = ctr_test_hart_type();
 	struct riscv_ctr_entry *saved, *back;
 	unsigned long flags;
 	u32 status, wrptr;
@@ -846,7 +920,8 @@ static void ctr_test_save_restore(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(in); i++) {
 		KUNIT_EXPECT_EQ(test, back[i].source, in[i].source);
 		KUNIT_EXPECT_EQ(test, back[i].target, in[i].target);
-		KUNIT_EXPECT_EQ(test, back[i].data & CTRDATA_TYPE, in[i].data);
+		KUNIT_EXPECT_EQ(test, back[i].data & CTRDATA_TYPE,
+				type ? in[i].data : 0);
 	}
 }
 
@@ -951,6 +1026,7 @@ static void ctr_test_snapshot(struct kunit *test)
 	unsigned long callee = (unsigned long)ctr_test_snap_callee;
 	unsigned int depth = riscv_ctr_num_branches();
 	int none, nr, frozen_nr, i, call = -1, ret = -1;
+	const bool type = ctr_test_hart_type();
 	struct perf_branch_entry *e;
 	struct perf_event *event;
 	u32 status, frozen_status;
@@ -984,10 +1060,13 @@ static void ctr_test_snapshot(struct kunit *test)
 	KUNIT_ASSERT_GT(test, nr, 0);
 	for (i = 0; i < nr; i++) {
 		KUNIT_EXPECT_EQ(test, (u32)e[i].priv, PERF_BR_PRIV_KERNEL);
-		if (call < 0 && e[i].type == PERF_BR_CALL && e[i].to == callee)
+		/* Without TYPE, the ends alone tell the call and the return. */
+		if (call < 0 && (!type || e[i].type == PERF_BR_CALL) &&
+		    e[i].to == callee)
 			call = i;
-		if (ret < 0 && e[i].type == PERF_BR_RET &&
-		    ctr_test_func_of(e[i].from) == callee)
+		if (ret < 0 && ctr_test_func_of(e[i].from) == callee &&
+		    (type ? e[i].type == PERF_BR_RET :
+			    ctr_test_func_of(e[i].to) == (unsigned long)ctr_test_snapshot))
 			ret = i;
 	}
 	/* The return is younger than the call, and both are there. */
@@ -1590,10 +1669,16 @@ static const struct ctr_model_attr {
 	  .needs_rasemu = true },
 };
 
+/*
+ * A type filter takes TYPE, or every inhibit bit (the hart then records
+ * the filter's types alone); a not-taken branch takes TYPE.
+ */
 static bool ctr_model_takes(const struct ctr_model_hart *h,
 			    const struct ctr_model_attr *a)
 {
-	return (!a->needs_type || h->type) &&
+	bool filters = (h->ctl & CTR_MODEL_FILTERS) == CTR_MODEL_FILTERS;
+
+	return (!a->needs_type || h->type || (filters && !a->not_taken)) &&
 	       (!a->needs_ntbren || (h->ctl & CTRCTL_NTBREN)) &&
 	       (!a->needs_rasemu || (h->ctl & CTRCTL_RASEMU));
 }

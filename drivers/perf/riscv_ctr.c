@@ -268,9 +268,19 @@ struct ctr_cpu {
 	bool ready;
 	unsigned int first;
 	u32 wrptr;
+	/*
+	 * With several branch events on the CPU, the samples of an overflow
+	 * decode from a copy of the records from @first on (@raw_nr of them,
+	 * after the stack's entries), which each extends as far as it needs
+	 * (@raw_all: to the last record): the buffer is read once however
+	 * many events overflow together.
+	 */
+	bool raw_all;
+	unsigned int raw_nr;
 	/* The last member: a sample's branch stack, its entries after it. */
 	struct perf_branch_stack stack;
 };
+
 
 /*
  * The most records to keep: every sample reads the whole buffer, so a
@@ -290,6 +300,12 @@ static struct riscv_ctr_caps ctr_caps __read_mostly;
  */
 static unsigned int ctr_guest_max_depth __read_mostly;
 static struct ctr_cpu __percpu *ctr_cpus;
+
+/* The copy of the buffer, after the stack's entries. */
+static struct riscv_ctr_entry *ctr_raw(struct ctr_cpu *cc)
+{
+	return (struct riscv_ctr_entry *)(cc->stack.entries + ctr_caps.entries);
+}
 
 static void ctr_pm_register(void);
 static void ctr_pm_unregister(void);
@@ -659,7 +675,8 @@ void riscv_ctr_probe(struct pmu *pmu)
 	if (WARN_ON_ONCE(ctr_cpus))
 		return;
 	ctr_cpus = __alloc_percpu(sizeof(struct ctr_cpu) +
-				  caps.entries * sizeof(struct perf_branch_entry),
+				  caps.entries * (sizeof(struct perf_branch_entry) +
+						  sizeof(struct riscv_ctr_entry)),
 				  __alignof__(struct ctr_cpu));
 	if (!ctr_cpus)
 		return;
@@ -1160,18 +1177,14 @@ static __always_inline bool ctr_priv_clip(u32 request, u64 *from, u64 *to)
 	return true;
 }
 
-/*
- * Read the valid records, youngest first, into @raw, at most @max of
- * them; return how many. Interrupts are off: siselect is shared with the
- * AIA.
- */
-VISIBLE_IF_KUNIT unsigned int riscv_ctr_read_entries(struct riscv_ctr_entry *raw,
-						     unsigned int max)
+/* The valid records from logical entry @first on, at most @max of them. */
+static unsigned int ctr_read_raw(struct riscv_ctr_entry *raw,
+				 unsigned int first, unsigned int max)
 {
 	unsigned int i;
 
 	for (i = 0; i < max; i++) {
-		ctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
+		ctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + first + i);
 		raw[i].source = ctr_csr_read(CSR_SIREG);
 		if (!(raw[i].source & CTRSOURCE_VALID))
 			break;
@@ -1182,8 +1195,25 @@ VISIBLE_IF_KUNIT unsigned int riscv_ctr_read_entries(struct riscv_ctr_entry *raw
 	return i;
 }
 
+/*
+ * Read the valid records, youngest first, into @raw, at most @max of
+ * them; return how many. Interrupts are off: siselect is shared with the
+ * AIA.
+ */
+VISIBLE_IF_KUNIT unsigned int riscv_ctr_read_entries(struct riscv_ctr_entry *raw,
+						     unsigned int max)
+{
+	return ctr_read_raw(raw, 0, max);
+}
+
+/*
+ * The records come from the hart (or the model @m), or, with @raw, from
+ * the copy of the @limit logical entries from @first on that
+ * ctr_read_raw() made.
+ */
 static __always_inline unsigned int
 __ctr_decode(const struct riscv_ctr_csr_model *m,
+	     const struct riscv_ctr_entry *raw, unsigned int limit,
 	     const struct riscv_ctr_caps *caps, unsigned int first,
 	     unsigned int max, u32 request, u64 branch_sample_type,
 	     struct perf_branch_entry *out, int *youngest)
@@ -1209,16 +1239,22 @@ __ctr_decode(const struct riscv_ctr_csr_model *m,
 	else if (save_priv && !(request & CTR_REQ_U))
 		priv = ctr_words.priv[1];
 
-	for (i = first; i < caps->entries && e < end; i++) {
+	for (i = first; i < limit && e < end; i++) {
 		u64 from, to, data, word = 0;
 		unsigned int type;
 
-		__ctr_csr_write(m, CSR_SISELECT, CTR_ENTRY_SISELECT + i);
-		from = __ctr_csr_read(m, CSR_SIREG);
-		if (!(from & CTRSOURCE_VALID))
-			break;
-		to = __ctr_csr_read(m, CSR_SIREG2);
-		data = __ctr_csr_read(m, CSR_SIREG3);
+		if (raw) {
+			from = raw[i - first].source;
+			to = raw[i - first].target;
+			data = raw[i - first].data;
+		} else {
+			__ctr_csr_write(m, CSR_SISELECT, CTR_ENTRY_SISELECT + i);
+			from = __ctr_csr_read(m, CSR_SIREG);
+			if (!(from & CTRSOURCE_VALID))
+				break;
+			to = __ctr_csr_read(m, CSR_SIREG2);
+			data = __ctr_csr_read(m, CSR_SIREG3);
+		}
 		/* Without TYPE the field reads 0: PERF_BR_UNKNOWN. */
 		type = FIELD_GET(CTRDATA_TYPE, data);
 		if (flags)
@@ -1296,6 +1332,28 @@ ctr_read_all(const struct riscv_ctr_csr_model *m, unsigned long sel,
 	return e - (union ctr_branch *)out;
 }
 
+/* ctr_read_all() from the copy ctr_read_raw() made. */
+static unsigned int ctr_copy_raw(const struct riscv_ctr_entry *raw,
+				 unsigned int nr, bool flags, bool cycles,
+				 struct perf_branch_entry *out)
+{
+	union ctr_branch *e = (union ctr_branch *)out;
+	const u64 pred = flags ? ctr_words.pred[0] : 0;
+	unsigned int i;
+	u64 word;
+
+	for (i = 0; i < nr; i++, e++) {
+		word = pred >> (raw[i].target & CTRTARGET_MISP);
+		if (cycles && (raw[i].data & CTRDATA_CCV))
+			word |= (u64)umin(ctr_cycles(raw[i].data), U16_MAX) <<
+				ctr_words.cycles_shift;
+		e->w[0] = raw[i].source & CTR_PC_MASK;
+		e->w[1] = raw[i].target & CTR_PC_MASK;
+		e->w[2] = word;
+	}
+	return nr;
+}
+
 /* ctr_read_all() on the hart, one copy for each set of fields. */
 static unsigned int ctr_read_all_hart(unsigned long sel, unsigned int nr,
 				      bool flags, bool cycles,
@@ -1312,9 +1370,10 @@ static unsigned int ctr_read_all_hart(unsigned long sel, unsigned int nr,
 
 /*
  * Turn the records an event asked for into perf branch entries in @out,
- * reading them from the frozen buffer, from logical entry @first on and
- * at most @max of them; return how many. @request is the event's,
- * @recorded what the buffer may hold (riscv_ctr_recorded()),
+ * from logical entry @first on and at most @max of them; return how many.
+ * They come from the hart (or the model @m), or, with @raw, from a copy
+ * of the logical entries from @first up to @limit. @request is the
+ * event's, @recorded what the buffer may hold (riscv_ctr_recorded()),
  * @branch_sample_type says which fields to fill in, @caps which of them
  * the hart records. *@youngest becomes the logical entry of the first
  * record taken when those taken are consecutive in the buffer, else -1:
@@ -1327,13 +1386,12 @@ static unsigned int ctr_read_all_hart(unsigned long sel, unsigned int nr,
  * at: they are copied as they come.
  * Interrupts are off: siselect is shared with the AIA.
  */
-VISIBLE_IF_KUNIT unsigned int
-riscv_ctr_decode(const struct riscv_ctr_caps *caps, u32 recorded,
-		 unsigned int first, unsigned int max, u32 request,
-		 u64 branch_sample_type, struct perf_branch_entry *out,
-		 int *youngest)
+static __always_inline unsigned int
+ctr_decode(const struct riscv_ctr_csr_model *m, const struct riscv_ctr_entry *raw,
+	   unsigned int limit, const struct riscv_ctr_caps *caps, u32 recorded,
+	   unsigned int first, unsigned int max, u32 request,
+	   u64 branch_sample_type, struct perf_branch_entry *out, int *youngest)
 {
-	const struct riscv_ctr_csr_model *m = ctr_model();
 	const u64 bst = branch_sample_type;
 	unsigned int nr;
 	bool flags, cycles;
@@ -1345,8 +1403,10 @@ riscv_ctr_decode(const struct riscv_ctr_caps *caps, u32 recorded,
 		     PERF_SAMPLE_BRANCH_PRIV_SAVE))) {
 		flags = caps->misp && !(bst & PERF_SAMPLE_BRANCH_NO_FLAGS);
 		cycles = caps->cycles && !(bst & PERF_SAMPLE_BRANCH_NO_CYCLES);
-		nr = first < caps->entries ? min(max, caps->entries - first) : 0;
-		if (m)
+		nr = first < limit ? min(max, limit - first) : 0;
+		if (raw)
+			nr = ctr_copy_raw(raw, nr, flags, cycles, out);
+		else if (m)
 			nr = ctr_read_all(m, CTR_ENTRY_SISELECT + first, nr,
 					  flags, cycles, out);
 		else
@@ -1356,12 +1416,38 @@ riscv_ctr_decode(const struct riscv_ctr_caps *caps, u32 recorded,
 		return nr;
 	}
 
-	/* Two copies: the hart's own has no test of the model left in it. */
-	if (m)
-		return __ctr_decode(m, caps, first, max, request,
+	/* Copies of their own: the hart's has no test of the model left in it. */
+	if (raw)
+		return __ctr_decode(NULL, raw, limit, caps, first, max, request,
 				    branch_sample_type, out, youngest);
-	return __ctr_decode(NULL, caps, first, max, request,
+	if (m)
+		return __ctr_decode(m, NULL, limit, caps, first, max, request,
+				    branch_sample_type, out, youngest);
+	return __ctr_decode(NULL, NULL, limit, caps, first, max, request,
 			    branch_sample_type, out, youngest);
+}
+
+/* ctr_decode() from the hart's buffer. */
+VISIBLE_IF_KUNIT unsigned int
+riscv_ctr_decode(const struct riscv_ctr_caps *caps, u32 recorded,
+		 unsigned int first, unsigned int max, u32 request,
+		 u64 branch_sample_type, struct perf_branch_entry *out,
+		 int *youngest)
+{
+	return ctr_decode(ctr_model(), NULL, caps->entries, caps, recorded,
+			  first, max, request, branch_sample_type, out, youngest);
+}
+
+/* ctr_decode() from @nr records read by ctr_read_raw() from @first on. */
+VISIBLE_IF_KUNIT unsigned int
+riscv_ctr_decode_raw(const struct riscv_ctr_caps *caps, u32 recorded,
+		     const struct riscv_ctr_entry *raw, unsigned int nr,
+		     unsigned int first, unsigned int max, u32 request,
+		     u64 branch_sample_type, struct perf_branch_entry *out,
+		     int *youngest)
+{
+	return ctr_decode(NULL, raw, first + nr, caps, recorded, first, max,
+			  request, branch_sample_type, out, youngest);
 }
 
 /**
@@ -1827,13 +1913,35 @@ static unsigned int ctr_sample_max(const struct perf_event *event)
 	return max ? min(max, ctr_caps.entries) : ctr_caps.entries;
 }
 
+/*
+ * Extend the copy of this overflow's records as far as a sample of
+ * @request, at most @max records, may look: @max records when it takes
+ * every record, else to the last one.
+ */
+static void ctr_copy_more(struct ctr_cpu *cc, u32 request, unsigned int max)
+{
+	unsigned int need, n;
+
+	need = cc->first < ctr_caps.entries ? ctr_caps.entries - cc->first : 0;
+	if (!(cc->recorded & ~request & CTR_REQ_PICKED))
+		need = min(need, max);
+	if (cc->raw_all || cc->raw_nr >= need)
+		return;
+	n = ctr_read_raw(ctr_raw(cc) + cc->raw_nr, cc->first + cc->raw_nr,
+			 need - cc->raw_nr);
+	cc->raw_all = n < need - cc->raw_nr;
+	cc->raw_nr += n;
+}
+
 /**
  * riscv_ctr_sample() - add the branch stack to a sample of @event
  * @event: a branch event that overflowed
  * @data: its sample
  *
  * Each sample reads the frozen buffer as far as it can carry, and only
- * the first of an overflow finds out where its records start.
+ * the first of an overflow finds out where its records start. With more
+ * than one branch event on the CPU, several may overflow at once: their
+ * samples then decode from a copy, so that no record is read twice.
  */
 void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
 {
@@ -1863,13 +1971,26 @@ void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
 		}
 		cc->wrptr = FIELD_GET(SCTRSTATUS_WRPTR,
 				      ctr_csr_read(CSR_SCTRSTATUS));
+		cc->raw_nr = 0;
+		cc->raw_all = false;
 		cc->ready = true;
 	}
 
-	cc->stack.nr = riscv_ctr_decode(&ctr_caps, cc->recorded, cc->first,
-					max, event->hw.branch_reg.config,
-					event->attr.branch_sample_type,
-					cc->stack.entries, &youngest);
+	if (cc->users > 1) {
+		ctr_copy_more(cc, event->hw.branch_reg.config, max);
+		cc->stack.nr = riscv_ctr_decode_raw(&ctr_caps, cc->recorded,
+						    ctr_raw(cc), cc->raw_nr,
+						    cc->first, max,
+						    event->hw.branch_reg.config,
+						    event->attr.branch_sample_type,
+						    cc->stack.entries, &youngest);
+	} else {
+		cc->stack.nr = riscv_ctr_decode(&ctr_caps, cc->recorded,
+						cc->first, max,
+						event->hw.branch_reg.config,
+						event->attr.branch_sample_type,
+						cc->stack.entries, &youngest);
+	}
 	/*
 	 * The hardware index (PERF_SAMPLE_BRANCH_HW_INDEX) is the place in the
 	 * circular buffer of the youngest record the sample holds. perf report

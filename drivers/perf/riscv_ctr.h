@@ -156,6 +156,12 @@ unsigned int riscv_ctr_save(struct riscv_ctr_entry *raw, u32 *status);
 void riscv_ctr_restore(const struct riscv_ctr_entry *raw, unsigned int nr,
 		       u32 status);
 u32 riscv_ctr_recorded(const struct riscv_ctr_caps *caps, u64 ctl);
+unsigned int riscv_ctr_decode_raw(const struct riscv_ctr_caps *caps,
+				  u32 recorded, const struct riscv_ctr_entry *raw,
+				  unsigned int nr, unsigned int first,
+				  unsigned int max, u32 request,
+				  u64 branch_sample_type,
+				  struct perf_branch_entry *out, int *youngest);
 bool riscv_ctr_types_share(const struct riscv_ctr_caps *caps, u32 common,
 			   u32 any, u32 request);
 unsigned int riscv_ctr_decode(const struct riscv_ctr_caps *caps, u32 recorded,

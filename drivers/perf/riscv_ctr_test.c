@@ -635,6 +635,50 @@ static void ctr_test_hw_idx(struct kunit *test)
 }
 
 /*
+ * A copy of the buffer from logical entry 3 on, as a sample makes it
+ * beside other events after an unfrozen overflow: the records and the
+ * hardware index are those of the same entries read from the hart.
+ */
+static void ctr_test_decode_raw(struct kunit *test)
+{
+	const u64 k = 0xffffffff80000000ULL, v = CTRSOURCE_VALID;
+	const struct riscv_ctr_entry raw[] = {
+		{ 0x1000 | v, 0x2000, CTR_TYPE_DIRCALL },
+		{ k | 0x300 | v, k | 0x400, CTR_TYPE_RETURN },
+		{ 0x3000 | v, 0x4000 | CTRTARGET_MISP, CTR_TYPE_DIRCALL },
+	};
+	const u32 all = CTR_REQ_TYPES | CTR_REQ_U | CTR_REQ_S;
+	struct perf_branch_entry out[4];
+	int youngest;
+
+	/* Copied as they come. */
+	KUNIT_ASSERT_EQ(test, riscv_ctr_decode_raw(&ctr_test_full, all, raw, 3,
+						   3, 4, all, 0, out, &youngest), 3);
+	KUNIT_EXPECT_EQ(test, youngest, 3);
+	KUNIT_EXPECT_EQ(test, out[0].from, 0x1000);
+	KUNIT_EXPECT_EQ(test, out[1].to, k | 0x400);
+	KUNIT_EXPECT_EQ(test, out[2].to, 0x4000);
+	KUNIT_EXPECT_TRUE(test, out[2].mispred);
+	KUNIT_EXPECT_FALSE(test, out[0].mispred);
+	/* At most @max. */
+	KUNIT_EXPECT_EQ(test, riscv_ctr_decode_raw(&ctr_test_full, all, raw, 3,
+						   3, 2, all, 0, out, &youngest), 2);
+	/* User calls only: entries 3 and 5, with a gap: no hardware index. */
+	KUNIT_ASSERT_EQ(test, riscv_ctr_decode_raw(&ctr_test_full, all, raw, 3, 3, 4,
+						   T(DIRCALL) | CTR_REQ_U,
+						   PERF_SAMPLE_BRANCH_TYPE_SAVE,
+						   out, &youngest), 2);
+	KUNIT_EXPECT_EQ(test, youngest, -1);
+	KUNIT_EXPECT_EQ(test, out[1].from, 0x3000);
+	KUNIT_EXPECT_TRUE(test, out[1].type == PERF_BR_CALL);
+	/* Nothing copied (the handler's records filled the buffer). */
+	KUNIT_EXPECT_EQ(test, riscv_ctr_decode_raw(&ctr_test_full, all, raw, 0,
+						   CTR_MAX_ENTRIES, 4, all, 0, out,
+						   &youngest), 0);
+	KUNIT_EXPECT_EQ(test, youngest, -1);
+}
+
+/*
  * An overflow that arrived unfrozen, with kernel branches recorded: the
  * handler's records end with the interrupt that led to it. Its source is
  * the interrupted PC, or 0 when the interrupted mode was not recorded.
@@ -752,6 +796,7 @@ static struct kunit_case ctr_decode_cases[] = {
 	KUNIT_CASE(ctr_test_merged_priv),
 	KUNIT_CASE(ctr_test_hw_idx),
 	KUNIT_CASE(ctr_test_after_irq),
+	KUNIT_CASE(ctr_test_decode_raw),
 	KUNIT_CASE(ctr_test_no_type_filters),
 	{}
 };
@@ -1291,6 +1336,8 @@ KUNIT_ARRAY_PARAM(ctr_model, ctr_model_harts, ctr_model_desc);
  * handler could redirect; every test of the model expects none.
  */
 static unsigned int ctr_model_irqs_on;
+/* Every window selection: what reads the buffer. */
+static unsigned int ctr_model_selects;
 
 /* The model's state: one test runs at a time. */
 static struct {
@@ -1379,6 +1426,7 @@ static void ctr_model_write(unsigned int csr, unsigned long val)
 		/* An interrupt here could select an IMSIC register instead. */
 		if (!irqs_disabled())
 			ctr_model_irqs_on++;
+		ctr_model_selects++;
 		ctr_model.siselect = val;
 		break;
 	case CSR_SIREG:
@@ -1831,8 +1879,9 @@ static void ctr_model_records_check(struct kunit *test)
 	const struct ctr_model_hart *h = test->param_value;
 	const u64 fields = PERF_SAMPLE_BRANCH_TYPE_SAVE | PERF_SAMPLE_BRANCH_PRIV_SAVE;
 	struct perf_branch_entry *got, *want;
+	struct riscv_ctr_entry *raw;
 	struct riscv_ctr_caps caps;
-	unsigned int i, j, x, n, nwant, checked = 0, whole = 0;
+	unsigned int i, j, x, n, nwant, nraw, checked = 0, whole = 0;
 	unsigned long flags;
 	int youngest;
 	u32 req, rec;
@@ -1843,8 +1892,10 @@ static void ctr_model_records_check(struct kunit *test)
 
 	got = kunit_kcalloc(test, CTR_MAX_ENTRIES, sizeof(*got), GFP_KERNEL);
 	want = kunit_kcalloc(test, CTR_MAX_ENTRIES, sizeof(*want), GFP_KERNEL);
+	raw = kunit_kcalloc(test, CTR_MAX_ENTRIES, sizeof(*raw), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, got);
 	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, raw);
 
 	for (i = 0; i < ARRAY_SIZE(ctr_model_attrs); i++) {
 		const struct ctr_model_attr *a = &ctr_model_attrs[i];
@@ -1873,6 +1924,19 @@ static void ctr_model_records_check(struct kunit *test)
 		local_irq_restore(flags);
 		ctr_model_compare(test, a->what, got, n, want, nwant);
 
+		/*
+		 * As with several events on a CPU: the buffer read once, each
+		 * sample decoded from the copy without a window access.
+		 */
+		local_irq_save(flags);
+		nraw = riscv_ctr_read_entries(raw, caps.entries);
+		local_irq_restore(flags);
+		x = ctr_model_selects;
+		n = riscv_ctr_decode_raw(&caps, rec, raw, nraw, 0, caps.entries,
+					 req, a->bst | fields, got, &youngest);
+		KUNIT_EXPECT_EQ_MSG(test, ctr_model_selects, x, "%s", a->what);
+		ctr_model_compare(test, a->what, got, n, want, nwant);
+
 		for (j = 0; j < nwant; j++) {
 			want[j].type = 0;
 			want[j].new_type = 0;
@@ -1882,6 +1946,9 @@ static void ctr_model_records_check(struct kunit *test)
 		n = riscv_ctr_decode(&caps, rec, 0, caps.entries, req, a->bst,
 				     got, &youngest);
 		local_irq_restore(flags);
+		ctr_model_compare(test, a->what, got, n, want, nwant);
+		n = riscv_ctr_decode_raw(&caps, rec, raw, nraw, 0, caps.entries,
+					 req, a->bst, got, &youngest);
 		ctr_model_compare(test, a->what, got, n, want, nwant);
 		if (!(rec & ~req & CTR_REQ_PICKED)) {
 			/* Nothing left out: the youngest record is logical 0. */

@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # lint.sh patches|checkpatch|apply|build-warnings
-#   patches         write the series as git format-patch files to out/patches
-#   checkpatch      checkpatch.pl --strict over that series: 0 errors, 0 warnings
-#   apply           git am the series onto pristine 7.3; the result must be
-#                   the tree that make kernel builds
+#   patches         write each series of patches/series as git format-patch
+#                   files with a cover letter to out/patches/NAME, and as
+#                   one mbox to out/mbox/NAME.mbox
+#   checkpatch      checkpatch.pl --strict over every patch: 0 errors, 0
+#                   warnings
+#   apply           git am each series onto pristine 7.3 after the series it
+#                   needs; all of them in order must give the tree that
+#                   make kernel builds
 #   build-warnings  rebuild the objects of the files the series touches with
 #                   W=1 and sparse (C=2): no warning at all
 set -euo pipefail
@@ -16,15 +20,92 @@ stage=$CTR_CACHE/linux-stage
 src=$CTR_CACHE/linux-build
 pdir=$TOP/out/patches
 
+# The series of patches/series: "NAME NEEDS COUNT" lines, in order.
+list_series() {
+	awk '/^series / { if (name) print name, needs, n
+			  name = $2; needs = $3 ? $3 : "-"; n = 0; next }
+	     /^[^#[:space:]]/ { n++ }
+	     END { if (name) print name, needs, n }' "$TOP/patches/series"
+}
+
+# Each series in out/patches/NAME: a cover letter from
+# patches/NAME/cover-letter, then the patches numbered 1/N to N/N, with the
+# base (pristine 7.3) and, for a series that needs another, the patch ids
+# of the patches that go before it (git format-patch --base).
 make_patches() {
 	"$TOP/scripts/kernel.sh" ctr prepare >/dev/null
-	rm -rf "$pdir"
-	mkdir -p "$pdir"
-	git -C "$stage" format-patch -q --no-signature --zero-commit \
-		-o "$pdir" v7.3-pristine..HEAD
-	git -C "$stage" format-patch -q --no-signature --zero-commit \
-		--stdout v7.3-pristine..HEAD >"$TOP/out/riscv-ctr.mbox"
-	say "$(ls "$pdir" | wc -l) patches in $pdir"
+	rm -rf "$pdir" "$TOP/out/riscv-ctr.mbox" "$TOP/out/mbox"
+	mkdir -p "$pdir" "$TOP/out/mbox"
+	mapfile -t commits < <(git -C "$stage" rev-list --reverse \
+		v7.3-pristine..HEAD)
+	local at=0 name needs n cover subject
+	while read -r name needs n; do
+		cover=$TOP/patches/$name/cover-letter
+		[ -f "$cover" ] || die "series $name has no $cover"
+		subject=$(head -n 1 "$cover")
+		git -C "$stage" format-patch -q --no-signature --zero-commit \
+			--cover-letter --base=v7.3-pristine -o "$pdir/$name" \
+			"${commits[$at]}^..${commits[$((at + n - 1))]}"
+		fill_cover "$pdir/$name/0000-cover-letter.patch" "$cover" "$needs"
+		cat "$pdir/$name"/*.patch >"$TOP/out/mbox/$name.mbox"
+		at=$((at + n))
+		say "$name: $n patches and a cover letter in $pdir/$name ($subject)"
+	done < <(list_series)
+	[ "$at" = ${#commits[@]} ] ||
+		die "patches/series names $at patches, the tree has ${#commits[@]}"
+}
+
+# fill_cover LETTER COVER NEEDS: the subject and text of COVER in the cover
+# letter git wrote, and what the series applies on.
+fill_cover() {
+	local letter=$1 cover=$2 needs=$3 dep=
+	if [ "$needs" != - ]; then
+		dep="It applies to v7.3 after the series \"$(head -n 1 \
+			"$TOP/patches/$needs/cover-letter")\" ($needs), whose patches the
+prerequisite-patch-id lines below name."
+	else
+		dep="It applies to v7.3 on its own."
+	fi
+	SUBJECT=$(head -n 1 "$cover") BLURB="$(tail -n +3 "$cover")
+
+$dep" python3 - "$letter" <<'PY'
+import os, sys
+p = sys.argv[1]
+s = open(p).read()
+s = s.replace('*** SUBJECT HERE ***', os.environ['SUBJECT'], 1)
+s = s.replace('*** BLURB HERE ***', os.environ['BLURB'], 1)
+open(p, 'w').write(s)
+PY
+}
+
+# The patches of every series, in order, without the cover letters.
+all_patches() {
+	local name _
+	while read -r name _; do
+		ls "$pdir/$name"/*.patch | grep -v '/0000-cover-letter\.patch$'
+	done < <(list_series)
+}
+
+# am_series TREE NAME...: pristine 7.3 in TREE, then git am of each series.
+am_series() {
+	local t=$1 name
+	shift
+	git -C "$t" am --abort >/dev/null 2>&1 || true
+	git -C "$t" checkout -q -f --detach v7.3-pristine
+	git -C "$t" clean -q -fdx
+	for name in "$@"; do
+		mapfile -t files < <(ls "$pdir/$name"/*.patch |
+			grep -v '/0000-cover-letter\.patch$')
+		git -C "$t" am -q "${files[@]}" ||
+			die "series $name does not apply after: v7.3 $*"
+	done
+}
+
+# needs_of NAME: the series NAME needs, the furthest first.
+needs_of() {
+	local name=$1 needs
+	needs=$(list_series | awk -v n="$name" '$1 == n { print $2 }')
+	[ "$needs" = - ] || { needs_of "$needs"; echo "$needs"; }
 }
 
 case ${1:-} in
@@ -33,28 +114,34 @@ patches)
 	;;
 checkpatch)
 	make_patches
+	mapfile -t files < <(all_patches)
 	# checkpatch leaves a cache file in the current directory. The
 	# kernel tree holds 7.3 as one commit, without upstream history:
 	# checkpatch cannot look up the commits that Fixes: tags name.
 	(cd "$TOP/out" && "$src/scripts/checkpatch.pl" --strict --show-types \
 		--ignore UNKNOWN_COMMIT_ID \
-		--root="$src" "$pdir"/*.patch) | tee "$TOP/out/checkpatch.log" || true
+		--root="$src" "${files[@]}") | tee "$TOP/out/checkpatch.log" || true
 	n=$(grep -c '^total: 0 errors, 0 warnings,' "$TOP/out/checkpatch.log")
-	[ "$n" = "$(ls "$pdir" | wc -l)" ]
+	[ "$n" = ${#files[@]} ]
 	;;
 apply)
 	make_patches
 	t=$CTR_CACHE/linux-am
 	[ -e "$t/.git" ] ||
 		git -C "$KTREE" worktree add -q --detach "$t" v7.3-pristine
-	git -C "$t" am --abort >/dev/null 2>&1 || true
-	git -C "$t" checkout -q -f --detach v7.3-pristine
-	git -C "$t" clean -q -fdx
-	git -C "$t" am -q "$pdir"/*.patch
+	# Each series on pristine 7.3 with only the series it needs.
+	while read -r name _; do
+		mapfile -t chain < <(needs_of "$name")
+		am_series "$t" "${chain[@]}" "$name"
+		say "git am: $name applies to v7.3${chain[*]:+ after ${chain[*]}}"
+	done < <(list_series)
+	# All of them: the tree make kernel builds.
+	mapfile -t every < <(list_series | cut -d' ' -f1)
+	am_series "$t" "${every[@]}"
 	[ "$(git -C "$t" rev-parse 'HEAD^{tree}')" = \
 	  "$(git -C "$stage" rev-parse 'HEAD^{tree}')" ] ||
-		die "the series applied with git am differs from the built tree"
-	say "git am: $(ls "$pdir" | wc -l) patches apply to pristine 7.3"
+		die "the series applied with git am differ from the built tree"
+	say "git am: the $(all_patches | wc -l) patches of ${every[*]} give the built tree"
 	;;
 build-warnings)
 	objs="drivers/perf/riscv_ctr.o drivers/perf/riscv_ctr_test.o

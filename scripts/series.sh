@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# series.sh TREE: commit patches/series on top of the git work tree TREE.
-# Each commit gets its hook patch's message, author and date, the patch's
+# series.sh TREE: commit patches/series on top of the git work tree TREE,
+# every series of it in order. Each commit gets its hook patch's message, author and date, the patch's
 # changes to existing files and the new files the series line names (a
 # name ending in / stands for every file git tracks under it), as they
 # are in this repository now.
@@ -14,7 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 while read -r patch files; do
-	case $patch in '' | '#'*) continue ;; esac
+	case $patch in '' | '#'* | series) continue ;; esac
 	src=$TOP/patches/$patch
 	[ -f "$src" ] || die "patches/series names a missing patch: $patch"
 	git -C "$tree" mailinfo -k "$tmp/msg" "$tmp/diff" <"$src" >"$tmp/info"

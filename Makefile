@@ -18,7 +18,7 @@ help:
 	@echo "make bench-perf-ctr  perf-ctr aggregate vs perf script and llvm-profgen"
 	@echo "make autofdo  AutoFDO via perf-ctr vs FDO on bzip2 and lua (out/autofdo/table.md)"
 	@echo "make nested   perf record -b in a nested Linux guest (Debian QEMU under KVM)"
-	@echo "make patches  write the kernel series to out/patches (git format-patch)"
+	@echo "make patches  write the four kernel series to out/patches/NAME (git format-patch, cover letters)"
 	@echo "make kernel   build the kernel (kernel-debug: KASAN, lockdep)"
 	@echo "make setup    install and fetch everything (done by the targets above)"
 

@@ -281,7 +281,6 @@ struct ctr_cpu {
 	struct perf_branch_stack stack;
 };
 
-
 /*
  * The most records to keep: every sample reads the whole buffer, so a
  * shallower one costs less per sample (riscv_ctr.depth=16 on the command

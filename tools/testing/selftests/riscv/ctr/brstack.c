@@ -328,6 +328,7 @@ FIXTURE_SETUP(brstack)
 		/* The whole buffer, not perf_event_max_stack's 127 records. */
 		.sample_max_stack = 256,
 	};
+	int err;
 
 	memset(self, 0, sizeof(*self));
 	self->fd = -1;
@@ -368,25 +369,26 @@ FIXTURE_SETUP(brstack)
 		ASSERT_LE(0, self->companion_fd)
 			TH_LOG("perf_event_open: %s", strerror(errno));
 	}
+	types_known = has_types();
 	self->fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
-	if (self->fd < 0 && errno == EACCES && variant->kernel)
+	/* The checks below open files: keep perf_event_open()'s errno. */
+	err = self->fd < 0 ? errno : 0;
+	if (err == EACCES && variant->kernel)
 		SKIP(return, "kernel branches need CAP_PERFMON or paranoid <= 1");
 	/* A hart without NTBREN refuses not_taken, as ctr.rst says. */
-	if (self->fd < 0 && errno == EOPNOTSUPP && variant->not_taken &&
-	    !has_ntbren())
+	if (err == EOPNOTSUPP && variant->not_taken && !has_ntbren())
 		SKIP(return, "not_taken refused (EOPNOTSUPP): the hart has no NTBREN");
-	types_known = has_types();
 	/*
 	 * Without TYPE, not_taken and the filters the hart does not apply
 	 * itself are refused too; those it lists in branch_hw_filters not.
 	 */
-	if (self->fd < 0 && errno == EOPNOTSUPP && !types_known &&
+	if (err == EOPNOTSUPP && !types_known &&
 	    (variant->not_taken || !hw_filter_listed(variant->filter)))
 		SKIP(return, "refused (EOPNOTSUPP): no TYPE, and no such filter in hardware");
-	if (self->fd < 0 && errno == EOPNOTSUPP &&
+	if (err == EOPNOTSUPP &&
 	    access("/sys/bus/event_source/devices/cpu/caps/branches", F_OK))
 		SKIP(return, "no branch stack sampling on this CPU (no Ssctr?)");
-	ASSERT_GE(self->fd, 0) TH_LOG("perf_event_open: %s", strerror(errno));
+	ASSERT_GE(self->fd, 0) TH_LOG("perf_event_open: %s", strerror(err));
 
 	self->len = (PAGES + 1) * getpagesize();
 	self->page = mmap(NULL, self->len, PROT_READ | PROT_WRITE, MAP_SHARED,

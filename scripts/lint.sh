@@ -78,11 +78,16 @@ open(p, 'w').write(s)
 PY
 }
 
-# The patches of every series, in order, without the cover letters.
+# series_patches NAME: the patches of series NAME, without its cover letter.
+series_patches() {
+	ls "$pdir/$1"/*.patch | grep -v '/0000-cover-letter\.patch$'
+}
+
+# The patches of every series, in order.
 all_patches() {
 	local name _
 	while read -r name _; do
-		ls "$pdir/$name"/*.patch | grep -v '/0000-cover-letter\.patch$'
+		series_patches "$name"
 	done < <(list_series)
 }
 
@@ -94,8 +99,7 @@ am_series() {
 	git -C "$t" checkout -q -f --detach v7.3-pristine
 	git -C "$t" clean -q -fdx
 	for name in "$@"; do
-		mapfile -t files < <(ls "$pdir/$name"/*.patch |
-			grep -v '/0000-cover-letter\.patch$')
+		mapfile -t files < <(series_patches "$name")
 		git -C "$t" am -q "${files[@]}" ||
 			die "series $name does not apply after: v7.3 $*"
 	done

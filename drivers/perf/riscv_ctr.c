@@ -1050,6 +1050,38 @@ VISIBLE_IF_KUNIT u32 riscv_ctr_cycles(u64 data)
 	return ctr_cycles(data);
 }
 
+/* ctr_cycles_word() of a valid count that is not its CC field as it is. */
+static noinline u64 ctr_cycles_word_slow(u64 data, unsigned int shift)
+{
+	return (u64)umin(ctr_cycles(data), U16_MAX) << shift;
+}
+
+/*
+ * The cycle count of a record as a perf branch entry's flags word has it,
+ * at bit @shift and saturated at its 16 bits; 0 when it is not valid. A
+ * count below 8192 (CCE 0 or 1: CCM, or 4096 + CCM unshifted) is the CC
+ * field unchanged, and that is nearly every count between two transfers:
+ * one mask, one compare and three shifts read it. The rest are decoded
+ * out of line. This runs for every record of a sample.
+ */
+static __always_inline u64 ctr_cycles_word(u64 data, unsigned int shift)
+{
+	/* CCV set, CCE below 2: CC's top three bits clear. */
+	const u64 mask = CTRDATA_CCV | (CTRDATA_CC & ~GENMASK_ULL(28, 0));
+
+	if (likely((data & mask) == CTRDATA_CCV))
+		return (u64)((u32)data >> 16) << shift;
+	/* A hart whose counter does not run has CCV clear throughout. */
+	if (!(data & CTRDATA_CCV))
+		return 0;
+	return ctr_cycles_word_slow(data, shift);
+}
+
+VISIBLE_IF_KUNIT u64 riscv_ctr_cycles_word(u64 data, unsigned int shift)
+{
+	return ctr_cycles_word(data, shift);
+}
+
 static void ctr_init_words(void)
 {
 	union ctr_branch b;
@@ -1270,9 +1302,8 @@ __ctr_decode(const struct riscv_ctr_csr_model *m,
 			youngest_i = i;
 		last = i;
 
-		if (cycles && (data & CTRDATA_CCV))
-			word |= (u64)umin(ctr_cycles(data), U16_MAX) <<
-				ctr_words.cycles_shift;
+		if (cycles)
+			word |= ctr_cycles_word(data, ctr_words.cycles_shift);
 		if (save_type)
 			word |= unlikely(type == CTR_TYPE_EXCEPTION) ?
 				ctr_exception_word(from) : ctr_words.type[type];
@@ -1321,8 +1352,7 @@ ctr_read_all(const struct riscv_ctr_csr_model *m, unsigned long sel,
 		word = pred >> (to & CTRTARGET_MISP);
 		if (cycles) {
 			data = __ctr_csr_read(m, CSR_SIREG3);
-			if (data & CTRDATA_CCV)
-				word |= (u64)umin(ctr_cycles(data), U16_MAX) << shift;
+			word |= ctr_cycles_word(data, shift);
 		}
 		e->w[0] = from & CTR_PC_MASK;
 		e->w[1] = to & CTR_PC_MASK;
@@ -1343,9 +1373,9 @@ static unsigned int ctr_copy_raw(const struct riscv_ctr_entry *raw,
 
 	for (i = 0; i < nr; i++, e++) {
 		word = pred >> (raw[i].target & CTRTARGET_MISP);
-		if (cycles && (raw[i].data & CTRDATA_CCV))
-			word |= (u64)umin(ctr_cycles(raw[i].data), U16_MAX) <<
-				ctr_words.cycles_shift;
+		if (cycles)
+			word |= ctr_cycles_word(raw[i].data,
+						ctr_words.cycles_shift);
 		e->w[0] = raw[i].source & CTR_PC_MASK;
 		e->w[1] = raw[i].target & CTR_PC_MASK;
 		e->w[2] = word;

@@ -144,6 +144,7 @@ extern const struct riscv_ctr_csr_model *riscv_ctr_test_model;
 void riscv_ctr_clear(void);
 int riscv_ctr_probe_caps(unsigned int max, struct riscv_ctr_caps *caps);
 u32 riscv_ctr_cycles(u64 data);
+u64 riscv_ctr_cycles_word(u64 data, unsigned int shift);
 int riscv_ctr_request(u64 branch_sample_type, bool not_taken, u32 *request);
 int riscv_ctr_check(const struct riscv_ctr_caps *caps, u64 branch_sample_type,
 		    bool not_taken, u32 *request);

@@ -378,6 +378,39 @@ static void ctr_test_cycles(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, riscv_ctr_cycles(CTRDATA_CCV | CTRDATA_CC), 134201344);
 }
 
+/*
+ * Every CC value, with CCV set and clear and the record's other fields
+ * set, as the read loops store it: the decoded count saturated at 16 bits,
+ * at the bit position asked for.
+ */
+static void ctr_test_cycles_word(struct kunit *test)
+{
+	static const unsigned int shifts[] = { 0, 4, 20 };
+	unsigned int cc, ccv, i, bad = 0;
+
+	for (cc = 0; cc <= 0xffff; cc++) {
+		for (ccv = 0; ccv < 2; ccv++) {
+			u64 data = FIELD_PREP(CTRDATA_CC, cc) | CTRDATA_TYPE |
+				   (ccv ? CTRDATA_CCV : 0);
+			u64 cce = cc >> 12, ccm = cc & 0xfff;
+			u64 want = cce ? (4096 + ccm) << (cce - 1) : ccm;
+
+			want = ccv ? min(want, 0xffffULL) : 0;
+			for (i = 0; i < ARRAY_SIZE(shifts); i++) {
+				u64 got = riscv_ctr_cycles_word(data, shifts[i]);
+
+				if (got == want << shifts[i])
+					continue;
+				if (!bad++)
+					KUNIT_FAIL(test, "CC %#x CCV %u << %u: %#llx, not %#llx",
+						   cc, ccv, shifts[i], got,
+						   want << shifts[i]);
+			}
+		}
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0);
+}
+
 static void ctr_test_decode_one(struct kunit *test, unsigned int type,
 				struct perf_branch_entry *e)
 {
@@ -790,6 +823,7 @@ static struct kunit_case ctr_decode_cases[] = {
 	KUNIT_CASE(ctr_test_ctl),
 	KUNIT_CASE(ctr_test_ctl_callstack),
 	KUNIT_CASE(ctr_test_cycles),
+	KUNIT_CASE(ctr_test_cycles_word),
 	KUNIT_CASE(ctr_test_types),
 	KUNIT_CASE(ctr_test_exception_types),
 	KUNIT_CASE(ctr_test_filter),

@@ -172,8 +172,15 @@ perf record -q -e instructions:u -c 100003 -j any_call,u,k,save_type \
 	-o /tmp/k.data -- /ctr/workload 30000 >/dev/null 2>&1
 records /tmp/k.data >/tmp/k.txt
 note "-j any_call,u,k: $(wc -l </tmp/k.txt) records"
-check "-j any_call,u,k: the ecall as SYSCALL into the kernel" \
-	grep -q -E "^$(sym ctr_wl_ecall)/0x[89a-f][0-9a-f]{15}/[^/]*/-/-/[0-9]*/SYSCALL/" /tmp/k.txt
+# With lockdep and KASAN the kernel's own calls between the ecall and
+# the sample push it out of most samples: seen or not is chance there.
+if [ -e /proc/lockdep ]; then
+	skip "-j any_call,u,k: the ecall as SYSCALL into the kernel" \
+		"a lockdep kernel's own calls push it out of the records"
+else
+	check "-j any_call,u,k: the ecall as SYSCALL into the kernel" \
+		grep -q -E "^$(sym ctr_wl_ecall)/0x[89a-f][0-9a-f]{15}/[^/]*/-/-/[0-9]*/SYSCALL/" /tmp/k.txt
+fi
 check "-j any_call,u,k: direct and indirect calls" \
 	eval 'has /tmp/k.txt $(sym ctr_wl_dircall) $(sym ctr_wl_leaf) CALL &&
 	      has /tmp/k.txt $(sym ctr_wl_indcall) $(sym ctr_wl_leaf) IND_CALL'

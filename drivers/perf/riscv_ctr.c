@@ -1061,7 +1061,7 @@ static noinline u64 ctr_cycles_word_slow(u64 data, unsigned int shift)
  * at bit @shift and saturated at its 16 bits; 0 when it is not valid. A
  * count below 8192 (CCE 0 or 1: CCM, or 4096 + CCM unshifted) is the CC
  * field unchanged, and that is nearly every count between two transfers:
- * one mask, one compare and three shifts read it. The rest are decoded
+ * one mask, one compare and two shifts read it. The rest are decoded
  * out of line. This runs for every record of a sample.
  */
 static __always_inline u64 ctr_cycles_word(u64 data, unsigned int shift)

@@ -111,14 +111,18 @@ else
 	fail afdo-merge-inputs
 fi
 
-# A truncated perf.data: an error naming the offset, non-zero exit.
+# A copy cut short is read as far as it goes, with a warning naming the
+# offset; a malformed perf.data (a record of size 0) is an error naming
+# the offset, with a non-zero exit.
 head -c 3000 pie.data >trunc.data
-if agg -i trunc.data --binary prog -o /dev/null 2>trunc.err; then
-	fail afdo-truncated
-elif grep -q 'offset 0x' trunc.err; then
+python3 "$here/mk-bad-record.py" pie.data bad.data
+if agg -i trunc.data --binary prog -o trunc.prof 2>trunc.err &&
+   grep -q 'warning: .*offset 0x' trunc.err &&
+   ! agg -i bad.data --binary prog -o /dev/null 2>bad.err &&
+   grep -q 'offset 0x.*record size 0' bad.err; then
 	pass afdo-truncated
 else
-	cat trunc.err >&2
+	cat trunc.err bad.err >&2
 	fail afdo-truncated
 fi
 

@@ -207,7 +207,7 @@ fi
 
 # --- a failing command leaves no file, no temporary file, and an
 # existing output untouched; exit 1 (check: 2) ---
-head -c 3000 a.data >trunc.data
+python3 "$here/mk-bad-record.py" a.data trunc.data
 echo precious >keep.txt
 ok=1
 expect_fail() {	# status args...

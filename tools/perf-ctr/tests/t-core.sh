@@ -167,8 +167,8 @@ fi
 python3 "$here/mk-malformed.py" "$src/fuzz/corpus/file-d2" "$work" || fail "perf-ctr-malformed-gen"
 : >"$work/malformed.txt"
 bad=0
-for f in trunc-header bad-magic bad-attr-size attrs-beyond-eof data-beyond-eof \
-	 trunc-data rec-size-0 rec-beyond-end nr-beyond-record nr-huge \
+for f in trunc-header bad-magic bad-attr-size attrs-beyond-eof \
+	 rec-size-0 rec-beyond-end nr-beyond-record nr-huge \
 	 sample-cut-short ids-beyond-eof; do
 	"$pc" script -i "$work/$f" >/dev/null 2>"$work/err"
 	r=$?
@@ -180,6 +180,31 @@ for f in trunc-header bad-magic bad-attr-size attrs-beyond-eof data-beyond-eof \
 done
 [ $bad = 0 ] && golden_cmp malformed.txt "$work/malformed.txt" &&
 	pass "perf-ctr-malformed-inputs" || fail "perf-ctr-malformed-inputs"
+# Two events whose id sections both cover the whole file: refused before
+# any allocation sized by them.
+python3 - "$work/two.data" "$work/ids-overlap" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+attr_size, a_off, a_size = struct.unpack_from('<QQQ', b, 16)
+for i in range(a_size // attr_size):
+    struct.pack_into('<QQ', b, a_off + (i + 1) * attr_size - 16, 0, len(b) & ~7)
+open(sys.argv[2], 'wb').write(b)
+PY
+"$pc" check -i "$work/ids-overlap" >/dev/null 2>"$work/err"
+r=$?
+[ $r = 2 ] && grep -q "offset 0x[0-9a-f]*: the events' id sections hold [0-9]* ids, more than a file of" "$work/err" &&
+	pass "perf-ctr-overlapping-id-sections" ||
+	{ echo "exit $r: $(cat "$work/err")" >&2; fail "perf-ctr-overlapping-id-sections"; }
+
+# A data section that runs past the end of the file is a copy cut short
+# (perf reads it too): what is there is read, with a warning, exit 0.
+: >"$work/cut.txt"
+for f in data-beyond-eof trunc-data; do
+	"$pc" check -i "$work/$f" >"$work/out" 2>"$work/err"
+	echo "$f exit=$? $(head -1 "$work/out") $(sed "s|$work/||" "$work/err")" >>"$work/cut.txt"
+done
+golden_cmp cut-short.txt "$work/cut.txt" &&
+	pass "perf-ctr-cut-short-inputs" || fail "perf-ctr-cut-short-inputs"
 
 # --- the host's perf ---
 if ! command -v perf >/dev/null; then
@@ -246,6 +271,27 @@ else
 		"$pc" check -i - <"$work/hostpipe.data" >"$work/hp.txt" 2>&1 &&
 			pass "perf-ctr-reads-host-perf-pipe" ||
 			{ cat "$work/hp.txt" >&2; fail "perf-ctr-reads-host-perf-pipe"; }
+		# Cut recordings, as perf record leaves one when it is killed
+		# and as a copy cut short: every whole sample of the finished
+		# recording is read (as many as perf script gives there), the
+		# cut one is dropped, a warning names each, the exit is 0.
+		ok=1
+		mkdir -p "$work/cut"
+		while read -r f want; do
+			if ! "$pc" check -i "$work/cut/$f" >"$work/cut/$f.out" 2>"$work/cut/$f.err" ||
+			   ! grep -q "^$want samples," "$work/cut/$f.out" ||
+			   ! grep -q "^perf-ctr: warning: .*/$f: offset 0x[0-9a-f]*: the last record is cut short" \
+				"$work/cut/$f.err"; then
+				echo "cut recording $f: want $want samples and a warning" >&2
+				cat "$work/cut/$f.out" "$work/cut/$f.err" >&2
+				ok=0
+			fi
+		done < <(python3 "$here/mk-cut.py" "$work/host.data" "$work/cut")
+		n=$(perf script -F tid -i "$work/host.data" 2>/dev/null | wc -l)
+		grep -q "data size is 0: perf record did not finish" "$work/cut/killed.err" &&
+		grep -q "^$((n - 1)) samples," "$work/cut/killed.out" &&
+		[ $ok = 1 ] && pass "perf-ctr-reads-cut-recordings" ||
+			fail "perf-ctr-reads-cut-recordings"
 	else
 		skip "perf-ctr-reads-host-perf-record" "perf record fails here (perf_event_paranoid?)"
 	fi

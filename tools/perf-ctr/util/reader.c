@@ -60,6 +60,14 @@ struct rd {
 
 	/* A mapped file: pages of walked records are handed back up to here. */
 	bool mapped;
+	/*
+	 * The data runs to the end of what there is (a pipe, a recording
+	 * perf record did not finish, a copy cut short): a last record the
+	 * end cuts is dropped with a warning, as perf does.
+	 */
+	bool cut;
+	/* Where warnings name the input; NULL: print none (a later pass). */
+	const char *warn_name;
 	uint64_t dropped;
 	size_t page;
 
@@ -79,6 +87,32 @@ int pc_err(struct pc_error *err, uint64_t off, const char *fmt, ...)
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+static void rd_warn(const struct rd *r, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void rd_warn(const struct rd *r, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!r->warn_name)
+		return;
+	fprintf(stderr, "perf-ctr: warning: %s: offset 0x%llx: ", r->warn_name,
+		(unsigned long long)off);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* The size field of the record header at @p. */
+static uint16_t rec_size(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p + offsetof(struct perf_event_header, size), sizeof(v));
+	return v;
 }
 
 static uint64_t get64(const uint8_t *p)
@@ -148,6 +182,11 @@ static int index_events(struct rd *r, uint64_t off)
 	r->ids = NULL;
 	for (i = 0; i < r->nr_evs; i++)
 		total += r->evs[i].nr_ids;
+	/* Each id is 8 bytes of the input: more means sections overlap. */
+	if (total > r->len / 8)
+		return pc_err(r->err, off,
+			      "the events' id sections hold %zu ids, more than a file of %zu bytes has room for",
+			      total, r->len);
 	if (total) {
 		r->ids = calloc(total, sizeof(*r->ids));
 		if (!r->ids)
@@ -631,6 +670,12 @@ static int walk(struct rd *r, uint64_t start, uint64_t size, bool pipe)
 		struct perf_event_header hdr;
 		const uint8_t *rec;
 
+		if (r->cut && (end - off < sizeof(hdr) ||
+			       rec_size(r->buf + off) > end - off)) {
+			rd_warn(r, off, "the last record is cut short by the end of the file (%llu bytes): dropped",
+				(unsigned long long)(end - off));
+			break;
+		}
 		if (end - off < sizeof(hdr))
 			return pc_err(r->err, off,
 				      "truncated record header (%llu bytes left)",
@@ -646,7 +691,8 @@ static int walk(struct rd *r, uint64_t start, uint64_t size, bool pipe)
 		rec = r->buf + off;
 		/* Records are u64 arrays: give the parsers an aligned copy if need be. */
 		if (((uintptr_t)rec & 7) || (hdr.size & 7)) {
-			memset(r->scratch, 0, 65536);
+			/* Zero the tail of the last u64 the record ends in. */
+			r->scratch[(hdr.size - 1) / 8] = 0;
 			memcpy(r->scratch, rec, hdr.size);
 			rec = (const uint8_t *)r->scratch;
 		}
@@ -739,6 +785,7 @@ static int read_pipe(struct rd *r)
 	if (size != PIPE_HEADER_SIZE)
 		return pc_err(r->err, 8, "pipe header size %llu, expected 16",
 			      (unsigned long long)size);
+	r->cut = true;
 	return walk(r, PIPE_HEADER_SIZE, r->len - PIPE_HEADER_SIZE, true);
 }
 
@@ -770,9 +817,23 @@ static int read_file_mode(struct rd *r)
 	if (a_size % attr_size)
 		return pc_err(r->err, 32, "attr section size %llu is not a multiple of %llu",
 			      (unsigned long long)a_size, (unsigned long long)attr_size);
-	if (!in_buf(r, d_off, d_size))
+	if (d_off > r->len)
 		return pc_err(r->err, 40, "data section [0x%llx, +0x%llx) is outside the file",
 			      (unsigned long long)d_off, (unsigned long long)d_size);
+	if (!d_size && d_off < r->len) {
+		/* perf record writes the size when it ends: it was stopped. */
+		rd_warn(r, 48, "the data size is 0: perf record did not finish; reading the data to the end of the file");
+		r->cut = true;
+	} else if (!in_buf(r, d_off, d_size)) {
+		rd_warn(r, 48, "the data section [0x%llx, +0x%llx) runs past the end of the file (0x%zx): reading what there is",
+			(unsigned long long)d_off, (unsigned long long)d_size, r->len);
+		r->cut = true;
+	}
+	if (r->cut) {
+		d_size = r->len - d_off;
+		/* The feature sections follow the data: none are there. */
+		feat[0] = 0;
+	}
 
 	nr_attrs = a_size / attr_size;
 	for (i = 0; i < nr_attrs; i++) {
@@ -821,12 +882,13 @@ static int read_file_mode(struct rd *r)
 }
 
 static int read_buffer(const void *buf, size_t len, bool mapped,
-		       const struct pc_handlers *h, void *ctx,
-		       struct pc_error *err)
+		       const char *warn_name, const struct pc_handlers *h,
+		       void *ctx, struct pc_error *err)
 {
 	struct rd r = {
 		.buf = buf, .len = len, .h = h, .ctx = ctx, .err = err,
 		.id_pos = -1, .mapped = mapped, .page = sysconf(_SC_PAGESIZE),
+		.warn_name = warn_name,
 	};
 	uint64_t magic;
 	int ret;
@@ -855,7 +917,7 @@ static int read_buffer(const void *buf, size_t len, bool mapped,
 int pc_read_buffer(const void *buf, size_t len, const struct pc_handlers *h,
 		   void *ctx, struct pc_error *err)
 {
-	return read_buffer(buf, len, false, h, ctx, err);
+	return read_buffer(buf, len, false, "<buffer>", h, ctx, err);
 }
 
 /* Read all of FD (a pipe or stdin) into memory. */
@@ -927,7 +989,8 @@ int pc_read_file_passes(const char *file, unsigned int n,
 		for (i = 0; i < n && !ret; i++) {
 			madvise(buf, len, MADV_SEQUENTIAL);
 			madvise(buf, len, MADV_WILLNEED);
-			ret = read_buffer(buf, len, true, h[i], ctx[i], err);
+			ret = read_buffer(buf, len, true, i ? NULL : file,
+					  h[i], ctx[i], err);
 		}
 		munmap(buf, len);
 	} else {
@@ -936,7 +999,9 @@ int pc_read_file_passes(const char *file, unsigned int n,
 			goto out;
 		}
 		for (i = 0; i < n && !ret; i++)
-			ret = pc_read_buffer(buf, len, h[i], ctx[i], err);
+			ret = read_buffer(buf, len, false,
+					  i ? NULL : strcmp(file, "-") ? file : "<stdin>",
+					  h[i], ctx[i], err);
 		free(buf);
 	}
 out:

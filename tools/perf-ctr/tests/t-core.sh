@@ -196,6 +196,27 @@ r=$?
 	pass "perf-ctr-overlapping-id-sections" ||
 	{ echo "exit $r: $(cat "$work/err")" >&2; fail "perf-ctr-overlapping-id-sections"; }
 
+# Two events with ID but no IDENTIFIER, one without TIME: their samples
+# place the id at different offsets, which no reader can tell apart.
+python3 - "$work/two.data" "$work/id-moves" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+attr_size, a_off, a_size = struct.unpack_from('<QQQ', b, 16)
+IDENTIFIER, ID, TIME = 1 << 16, 1 << 6, 1 << 2
+for i in range(a_size // attr_size):
+    st = struct.unpack_from('<Q', b, a_off + i * attr_size + 24)[0]
+    st = (st & ~IDENTIFIER) | ID
+    if i:
+        st &= ~TIME
+    struct.pack_into('<Q', b, a_off + i * attr_size + 24, st)
+open(sys.argv[2], 'wb').write(b)
+PY
+"$pc" check -i "$work/id-moves" >/dev/null 2>"$work/err"
+r=$?
+[ $r = 2 ] && grep -q "offset 0x[0-9a-f]*: events disagree on where the sample id is" "$work/err" &&
+	pass "perf-ctr-sample-id-layouts-differ" ||
+	{ echo "exit $r: $(cat "$work/err")" >&2; fail "perf-ctr-sample-id-layouts-differ"; }
+
 # A data section that runs past the end of the file is a copy cut short
 # (perf reads it too): what is there is read, with a warning, exit 0.
 : >"$work/cut.txt"

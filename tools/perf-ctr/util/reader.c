@@ -215,7 +215,11 @@ static int index_events(struct rd *r, uint64_t off)
 	for (i = 1; i < r->nr_evs; i++) {
 		uint64_t s = r->evs[i].attr.sample_type;
 
-		if ((s ^ st) & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_ID))
+		/* Without IDENTIFIER the fields before ID place it. */
+		if (((s ^ st) & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_ID)) ||
+		    (!(st & PERF_SAMPLE_IDENTIFIER) && (st & PERF_SAMPLE_ID) &&
+		     ((s ^ st) & (PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				  PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR))))
 			return pc_err(r->err, off,
 				      "events disagree on where the sample id is");
 	}

@@ -235,6 +235,30 @@ expect_fail 1 synth -o keep.txt --binary /no/such/elf
 [ $ok = 1 ] && no_tmp && pass "cli-failed-output-not-written" ||
 	{ ls -a >&2; fail "cli-failed-output-not-written"; }
 
+# Killed while it writes (SIGTERM once its temporary file exists): the
+# output is as it was and no temporary file stays.
+"$pc" synth -o big.data --samples 100000 --depth 32 --seed 3 >/dev/null 2>&1
+echo precious >keep.txt
+"$pc" script -i big.data -o keep.txt &
+p=$!
+i=0
+while [ -z "$(find . -name 'keep.txt.tmp.*')" ] && [ $i -lt 500 ]; do
+	sleep 0.01
+	i=$((i + 1))
+done
+kill -TERM $p 2>/dev/null
+wait $p
+r=$?
+if [ $r = 143 ] && [ "$(cat keep.txt)" = precious ] && no_tmp; then
+	pass "cli-killed-output-not-written"
+elif [ $r = 0 ]; then
+	skip "cli-killed-output-not-written" "script ended before the signal"
+else
+	ls -a >&2
+	fail "cli-killed-output-not-written (exit $r)"
+fi
+rm -f big.data
+
 # A write error is an error: exit 1 (check: 2).
 if [ -w /dev/full ]; then
 	ok=1

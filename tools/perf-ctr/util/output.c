@@ -7,10 +7,13 @@
  * or an interrupt never leaves a half-written or empty profile behind.
  * Only a regular file can be replaced that way: a device, FIFO or socket
  * (-o /dev/null, -o /dev/stdout) is written in place, and a symbolic link
- * stays a link to the file that gets replaced.
+ * stays a link to the file that gets replaced. A temporary file still
+ * open when the process exits (out of memory: exit(1)) or is killed by
+ * SIGINT, SIGTERM or SIGHUP is removed.
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +23,54 @@
 #include "perf-ctr.h"
 
 #define TMP_SUFFIX	".tmp.XXXXXX"
+
+/* The temporary files open now, removed if the process ends first. */
+#define MAX_PENDING	8
+static char *volatile pending[MAX_PENDING];
+
+static void remove_pending(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_PENDING; i++)
+		if (pending[i])
+			unlink(pending[i]);
+}
+
+static void on_fatal_signal(int sig)
+{
+	remove_pending();	/* unlink() is async-signal-safe */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void track(char *tmp)
+{
+	static bool armed;
+	int i;
+
+	if (!armed) {
+		armed = true;
+		atexit(remove_pending);
+		signal(SIGINT, on_fatal_signal);
+		signal(SIGTERM, on_fatal_signal);
+		signal(SIGHUP, on_fatal_signal);
+	}
+	for (i = 0; i < MAX_PENDING; i++)
+		if (!pending[i]) {
+			pending[i] = tmp;
+			return;
+		}
+}
+
+static void untrack(const char *tmp)
+{
+	int i;
+
+	for (i = 0; i < MAX_PENDING; i++)
+		if (pending[i] == tmp)
+			pending[i] = NULL;
+}
 
 /* The file the symbolic link PATH names, whether it exists yet or not. */
 static char *link_target(const char *path)
@@ -76,8 +127,10 @@ FILE *pc_output_open(const char *path, char **tmp)
 		goto fail;
 	}
 	f = fdopen(fd, "wb");
-	if (f)
+	if (f) {
+		track(*tmp);
 		return f;
+	}
 	close(fd);
 	unlink(*tmp);
 fail:
@@ -112,6 +165,7 @@ int pc_output_close(FILE *f, char *tmp, bool keep)
 	free(target);
 	if (!keep || ret)
 		unlink(tmp);
+	untrack(tmp);
 	free(tmp);
 out:
 	errno = err;

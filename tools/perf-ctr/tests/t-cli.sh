@@ -257,6 +257,27 @@ else
 	ls -a >&2
 	fail "cli-killed-output-not-written (exit $r)"
 fi
+
+# The input cut short by another process while it is mapped: an error
+# naming it, not SIGBUS.
+"$pc" script -i big.data -o /dev/null 2>shrink.err &
+p=$!
+i=0
+while ! grep -q big.data /proc/$p/maps 2>/dev/null && [ $i -lt 500 ]; do
+	sleep 0.01
+	i=$((i + 1))
+done
+truncate -s 4096 big.data
+wait $p
+r=$?
+if [ $r = 1 ] && grep -q "big.data: offset 0x0: the file shrank below its [0-9]* bytes while it was read" shrink.err; then
+	pass "cli-input-shrinks-while-read"
+elif [ $r = 0 ]; then
+	skip "cli-input-shrinks-while-read" "script ended before the truncation"
+else
+	cat shrink.err >&2
+	fail "cli-input-shrinks-while-read (exit $r)"
+fi
 rm -f big.data
 
 # A write error is an error: exit 1 (check: 2).

@@ -10,6 +10,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -961,6 +963,50 @@ static int slurp(int fd, uint8_t **out, size_t *len)
 	return 0;
 }
 
+/*
+ * A mapped file that another process truncates meanwhile raises SIGBUS
+ * at the first access past its new end: the read ends with an error
+ * instead of the process.
+ */
+static sigjmp_buf shrunk_jmp;
+static volatile sig_atomic_t in_mapped_read;
+
+static void on_sigbus(int sig)
+{
+	if (in_mapped_read)
+		siglongjmp(shrunk_jmp, 1);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int read_mapped(const uint8_t *buf, size_t len, const char *file,
+		       unsigned int n, const struct pc_handlers *const *h,
+		       void *const *ctx, struct pc_error *err)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus }, old;
+	volatile unsigned int i;
+	int ret = 0;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(shrunk_jmp, 1)) {
+		in_mapped_read = 0;
+		sigaction(SIGBUS, &old, NULL);
+		return pc_err(err, 0, "the file shrank below its %zu bytes while it was read (pass %u)",
+			      len, i + 1);
+	}
+	in_mapped_read = 1;
+	for (i = 0; i < n && !ret; i++) {
+		madvise((void *)buf, len, MADV_SEQUENTIAL);
+		madvise((void *)buf, len, MADV_WILLNEED);
+		ret = read_buffer(buf, len, true, i ? NULL : file, h[i], ctx[i],
+				  err);
+	}
+	in_mapped_read = 0;
+	sigaction(SIGBUS, &old, NULL);
+	return ret;
+}
+
 /* Walk FILE once per handler set: the file is mapped or read only once. */
 int pc_read_file_passes(const char *file, unsigned int n,
 			const struct pc_handlers *const *h, void *const *ctx,
@@ -990,12 +1036,7 @@ int pc_read_file_passes(const char *file, unsigned int n,
 			ret = pc_err(err, 0, "cannot map: %s", strerror(errno));
 			goto out;
 		}
-		for (i = 0; i < n && !ret; i++) {
-			madvise(buf, len, MADV_SEQUENTIAL);
-			madvise(buf, len, MADV_WILLNEED);
-			ret = read_buffer(buf, len, true, i ? NULL : file,
-					  h[i], ctx[i], err);
-		}
+		ret = read_mapped(buf, len, file, n, h, ctx, err);
 		munmap(buf, len);
 	} else {
 		if (slurp(fd, &buf, &len) < 0) {

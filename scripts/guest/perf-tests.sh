@@ -136,6 +136,12 @@ fi
 # records (user mode here): a record's count is the number of
 # instructions from the target of the record before it to its own
 # source, inclusive, where both lie in the workload's straight-line code.
+# The clock is QEMU's virtual time, which the other harts' instructions
+# also advance when the round-robin -icount thread runs them between the
+# two transfers (22 of 1134 counts, 2 to 5 too large, in one make check;
+# none in the others): such a stall adds cycles, as on silicon, and
+# never takes any away. So no count may be short of the instructions,
+# and nine in ten must be exact.
 if [ "$(cap cycles)" = 1 ] && [ "$(param exact)" = 1 ]; then
 	objdump -d --no-show-raw-insn /ctr/workload |
 		gawk '/^ +[0-9a-f]+:/ { sub(":", "", $1); print strtonum("0x" $1) }' >/tmp/insns
@@ -155,16 +161,20 @@ if [ "$(cap cycles)" = 1 ] && [ "$(param exact)" = 1 ]; then
 					ok++
 				else if (new[6] == 0)
 					zero++
+				else if (new[6] > want)
+					over++
 				else if (bad++ < 3)
 					print "# " $(i + 1) " then " $i ": want " want > "/dev/stderr"
 			}
 		}
-		END { print ok + 0, bad + 0, zero + 0 }' /tmp/insns - >/tmp/cyc.txt 2>/tmp/cyc.err
+		END { print ok + 0, bad + 0, zero + 0, over + 0 }' /tmp/insns - >/tmp/cyc.txt 2>/tmp/cyc.err
 	cat /tmp/cyc.err
-	read -r cyc_ok cyc_bad cyc_zero </tmp/cyc.txt
-	note "cycle counts between workload transfers: $cyc_ok exact, $cyc_bad not, $cyc_zero without a count"
-	check "-icount: cycle counts are the instructions between transfers, exactly" \
+	read -r cyc_ok cyc_bad cyc_zero cyc_over </tmp/cyc.txt
+	note "cycle counts between workload transfers: $cyc_ok exact, $cyc_over more (a stall), $cyc_bad fewer, $cyc_zero without a count"
+	check "-icount: cycle counts are the instructions between transfers, never fewer" \
 		[ "${cyc_ok:-0}" -gt 100 -a "${cyc_bad:-1}" = 0 ]
+	check "-icount: nine in ten cycle counts exact" \
+		[ "$(( ${cyc_ok:-0} * 10 ))" -ge "$(( (${cyc_ok:-0} + ${cyc_over:-0}) * 9 ))" ]
 fi
 
 # -j any_call,u,k as root: calls and the system call, nothing else.

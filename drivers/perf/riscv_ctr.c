@@ -44,7 +44,6 @@
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
-#include <linux/nospec.h>
 #include <linux/percpu.h>
 #include <linux/perf/riscv_pmu.h>
 #include <linux/perf_event.h>
@@ -250,11 +249,11 @@ struct ctr_cpu {
 	struct mm_struct *owner_mm;
 
 	/*
-	 * The vCPU whose records the buffer holds while KVM has it loaded on
-	 * this CPU (riscv_ctr_guest_load()): the host records nothing then,
-	 * and touches neither the buffer nor FROZEN.
+	 * The buffer is lent to a vCPU KVM has loaded on this CPU
+	 * (riscv_ctr_lend()): the host records nothing then, and touches
+	 * neither the buffer nor FROZEN.
 	 */
-	struct riscv_ctr_guest *guest;
+	bool lent;
 
 	/* Recording was stopped in software at this overflow, not frozen. */
 	bool stopped;
@@ -292,12 +291,6 @@ MODULE_PARM_DESC(depth, "most records per hart: 16, 32, 64, 128 or 256 (default 
 
 /* What the harts implement; .entries is 0 when they have no usable CTR. */
 static struct riscv_ctr_caps ctr_caps __read_mostly;
-/*
- * The deepest depth the harts have, which a vCPU may select whatever
- * riscv_ctr.depth= keeps the host to: a vCPU's state, and the ONE_REG
- * registers a VMM migrates it by, follow the hardware alone.
- */
-static unsigned int ctr_guest_max_depth __read_mostly;
 static struct ctr_cpu __percpu *ctr_cpus;
 
 /* The copy of the buffer, after the stack's entries. */
@@ -690,7 +683,6 @@ void riscv_ctr_probe(struct pmu *pmu)
 	}
 
 	ctr_caps = caps;
-	ctr_guest_max_depth = fls(caps.depths) - 1;
 	ctr_print_caps(&ctr_caps);
 	ctr_pm_register();
 	/* Before any BPF program can be verified: the JIT inlines the call. */
@@ -716,7 +708,6 @@ void riscv_ctr_remove(struct pmu *pmu)
 	kmem_cache_destroy(pmu->task_ctx_cache);
 	pmu->task_ctx_cache = NULL;
 	ctr_caps = (struct riscv_ctr_caps){ };
-	ctr_guest_max_depth = 0;
 	free_percpu(ctr_cpus);
 	ctr_cpus = NULL;
 }
@@ -1537,7 +1528,7 @@ static void ctr_set_owner(struct ctr_cpu *cc)
 /* Start the buffer afresh for the task now on this CPU. */
 static void ctr_start_afresh(struct ctr_cpu *cc)
 {
-	if (cc->guest)
+	if (cc->lent)
 		return;
 	riscv_ctr_clear();
 	ctr_set_owner(cc);
@@ -1559,7 +1550,7 @@ static void ctr_program(struct ctr_cpu *cc)
 	if (ctl == cc->ctl)
 		return;
 
-	if (!cc->guest)
+	if (!cc->lent)
 		ctr_csr_write(CSR_SCTRCTL, ctl);
 	cc->ctl = ctl;
 	cc->ctl_recorded = riscv_ctr_recorded(&ctr_caps, ctl);
@@ -1813,7 +1804,7 @@ void riscv_ctr_sched_task(struct perf_event_pmu_context *pmu_ctx,
 	lockdep_assert_irqs_disabled();
 
 	/* A vCPU's buffer goes with KVM's vcpu_put, right after this. */
-	if (!cc->ctl || cc->guest)
+	if (!cc->ctl || cc->lent)
 		return;
 	/*
 	 * An event added at this sched-in wiped the buffer already and made
@@ -1839,7 +1830,7 @@ static struct ctr_cpu *ctr_recording_cpu(void)
 	if (!ctr_caps.entries)
 		return NULL;
 	cc = this_cpu_ptr(ctr_cpus);
-	return cc->users && !cc->guest ? cc : NULL;
+	return cc->users && !cc->lent ? cc : NULL;
 }
 
 /**
@@ -1979,7 +1970,7 @@ void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
 	int youngest;
 
 	/* The buffer is a guest's: the host's task recorded nothing. */
-	if (cc->guest) {
+	if (cc->lent) {
 		cc->stack.nr = 0;
 		cc->stack.hw_idx = -1ULL;
 		perf_sample_save_brstack(data, event, &cc->stack, NULL);
@@ -2084,10 +2075,10 @@ static int riscv_ctr_snapshot(struct perf_branch_entry *entries,
 	/*
 	 * While a vCPU holds the buffer, FROZEN is the guest's: setting and
 	 * clearing it here would undo a freeze that the guest's overflow
-	 * (riscv_ctr_guest_overflow()) made in between. Only a context
-	 * switch changes cc->guest, and preemption is off.
+	 * made in between (KVM sets it). Only a context switch changes
+	 * cc->lent, and preemption is off.
 	 */
-	if (READ_ONCE(cc->guest) || !READ_ONCE(cc->ctl)) {
+	if (READ_ONCE(cc->lent) || !READ_ONCE(cc->ctl)) {
 		preempt_enable_notrace();
 		return 0;
 	}
@@ -2122,163 +2113,89 @@ out:
 /*
  * A guest that KVM offers Ssctr records into the one buffer of the hart
  * it runs on, through vsctrctl (its sctrctl), sctrstatus and the entry
- * window, all without exits. KVM lends it the buffer for as long as the
- * vCPU is loaded on a CPU: riscv_ctr_guest_load() puts the vCPU's state
- * in, and stops the host's recording; riscv_ctr_guest_put() takes the
- * state out, wipes the buffer and lets the host record again. Host
- * samples taken meanwhile carry no records (the vCPU thread's host side
- * is not recorded), as the host's records are never the guest's to read.
- * sctrdepth always traps from a guest; KVM emulates it here, within the
- * depths the host offers.
+ * window, all without exits. KVM keeps each vCPU's state and lends it
+ * the buffer while the vCPU is loaded: riscv_ctr_lend() stops the host's
+ * recording on this CPU and leaves the buffer, sctrdepth, sctrstatus and
+ * vsctrctl to KVM, which moves the vCPU's records in and out with
+ * riscv_ctr_lent_write() and riscv_ctr_lent_read(); riscv_ctr_reclaim()
+ * wipes the buffer and lets the host record again. Host samples taken
+ * meanwhile carry no records (the vCPU thread's host side is not
+ * recorded), as the host's records are never the guest's to read.
  */
 
 /**
- * struct riscv_ctr_guest - a vCPU's CTR state while it is not loaded
- * @vsctrctl: its sctrctl
- * @status: sctrstatus, FROZEN and WRPTR
- * @depth: the sctrdepth.DEPTH it selected
- * @nr: the valid records in @raw
- * @raw: the records, youngest first
- */
-struct riscv_ctr_guest {
-	u64 vsctrctl;
-	u32 status;
-	u32 depth;
-	unsigned int nr;
-	struct riscv_ctr_entry raw[];
-};
-
-/**
- * riscv_ctr_guest_supported() - can KVM offer Ssctr to its guests
+ * riscv_ctr_guest_depths() - the buffer depths a vCPU may select
  *
- * Return: true when the harts have CTR, the H extension and the driver
- * recording for the host.
+ * Return: bit N set when sctrdepth.DEPTH N (16 << N entries) can be
+ * selected, whatever riscv_ctr.depth= keeps the host to: a vCPU's state,
+ * and the registers a VMM migrates it by, follow the hardware alone. 0
+ * when the buffer cannot be lent: no CTR, no TYPE (a guest could not
+ * tell its records apart) or no H extension.
  */
-bool riscv_ctr_guest_supported(void)
+u8 riscv_ctr_guest_depths(void)
 {
-	return ctr_caps.entries && ctr_caps.type &&
-	       riscv_has_extension_unlikely(RISCV_ISA_EXT_H);
+	if (!ctr_caps.entries || !ctr_caps.type ||
+	    !riscv_has_extension_unlikely(RISCV_ISA_EXT_H))
+		return 0;
+	return ctr_caps.depths;
 }
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_supported);
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_depths);
 
 /**
- * riscv_ctr_guest_alloc() - the CTR state of a new vCPU
+ * riscv_ctr_guest_ctl() - the vsctrctl bits a guest can set
  *
- * Return: an empty buffer of the deepest depth the harts have, recording
- * nothing, or NULL.
+ * Return: the standard sctrctl fields that stick in vsctrctl, against
+ * which KVM checks what a VMM restores.
  */
-struct riscv_ctr_guest *riscv_ctr_guest_alloc(void)
+u64 riscv_ctr_guest_ctl(void)
 {
-	struct riscv_ctr_guest *g;
-
-	g = kzalloc(struct_size(g, raw, CTR_DEPTH_ENTRIES(ctr_guest_max_depth)),
-		    GFP_KERNEL_ACCOUNT);
-	if (g)
-		g->depth = ctr_guest_max_depth;
-	return g;
+	return ctr_caps.guest_ctl;
 }
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_alloc);
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_ctl);
 
 /**
- * riscv_ctr_guest_free() - free a vCPU's CTR state
- * @g: the state, or NULL
- */
-void riscv_ctr_guest_free(struct riscv_ctr_guest *g)
-{
-	kfree(g);
-}
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_free);
-
-/**
- * riscv_ctr_guest_reset() - reset a vCPU's CTR state, as a hart's at reset
- * @g: the state of a vCPU that is not loaded
+ * riscv_ctr_lend() - lend this CPU's buffer to a vCPU
  *
- * Recording off (vsctrctl 0), no records, not frozen, the deepest depth.
+ * Called by KVM with interrupts off as it loads a vCPU with Ssctr on this
+ * CPU. The host's recording stops, a call stack leaving as at a context
+ * switch. Until riscv_ctr_reclaim() the buffer, sctrdepth, sctrstatus and
+ * vsctrctl are KVM's: the host touches neither the buffer nor FROZEN.
  */
-void riscv_ctr_guest_reset(struct riscv_ctr_guest *g)
-{
-	g->vsctrctl = 0;
-	g->status = 0;
-	g->depth = ctr_guest_max_depth;
-	g->nr = 0;
-}
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_reset);
-
-/**
- * riscv_ctr_guest_load() - lend this CPU's buffer to a vCPU KVM loads
- * @g: the vCPU's state
- *
- * Called by KVM with preemption off, when the vCPU is loaded on this CPU.
- * The host's recording stops, a call stack leaves as at a context
- * switch, and the vCPU's records, status, depth and sctrctl go in.
- */
-void riscv_ctr_guest_load(struct riscv_ctr_guest *g)
+void riscv_ctr_lend(void)
 {
 	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
-	unsigned long flags;
 
-	local_irq_save(flags);
+	lockdep_assert_irqs_disabled();
+	if (WARN_ON_ONCE(cc->lent))
+		return;
 	if (cc->ctl) {
 		if (cc->ctl & CTRCTL_RASEMU)
 			ctr_save_stack(cc, current);
 		ctr_csr_write(CSR_SCTRCTL, 0);
 	}
-	if (g->depth != ctr_caps.depth)
-		ctr_csr_write(CSR_SCTRDEPTH, g->depth);
-	/* Nothing records now: the status goes first, then the records. */
-	riscv_ctr_restore(g->raw, g->nr, g->status);
-	if (g->status & SCTRSTATUS_FROZEN)
-		ctr_status_read_set(SCTRSTATUS_FROZEN);
-	ctr_csr_write(CSR_VSCTRCTL, g->vsctrctl);
-	cc->guest = g;
-	local_irq_restore(flags);
+	cc->lent = true;
 }
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_load);
-
-/*
- * Every entry of a vCPU's buffer, valid or not: a guest, or the VMM that
- * restored it, may leave invalid entries between valid ones, and writes
- * targets and data of invalid entries that it reads back.
- */
-static unsigned int ctr_guest_save(struct riscv_ctr_entry *raw,
-				   unsigned int nr, u32 *status)
-{
-	unsigned int i;
-
-	*status = ctr_csr_read(CSR_SCTRSTATUS);
-	for (i = 0; i < nr; i++) {
-		ctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
-		raw[i].source = ctr_csr_read(CSR_SIREG);
-		raw[i].target = ctr_csr_read(CSR_SIREG2);
-		raw[i].data = ctr_csr_read(CSR_SIREG3);
-	}
-	return nr;
-}
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_lend);
 
 /**
- * riscv_ctr_guest_put() - take a vCPU's records back from this CPU
- * @g: the vCPU's state
+ * riscv_ctr_reclaim() - take this CPU's buffer back from a vCPU
  *
- * Called by KVM with preemption off, when the vCPU leaves this CPU. The
- * buffer is wiped and the host records again, afresh.
+ * Called by KVM with interrupts off as it puts the vCPU, once it has
+ * taken the vCPU's state out and cleared vsctrctl. The buffer is wiped
+ * at the host's depth and the host records again, afresh.
  */
-void riscv_ctr_guest_put(struct riscv_ctr_guest *g)
+void riscv_ctr_reclaim(void)
 {
 	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
-	unsigned long flags;
 
-	local_irq_save(flags);
-	if (WARN_ON_ONCE(cc->guest != g))
-		goto out;
-	g->vsctrctl = ctr_csr_read(CSR_VSCTRCTL);
-	ctr_csr_write(CSR_VSCTRCTL, 0);
-	g->nr = ctr_guest_save(g->raw, CTR_DEPTH_ENTRIES(g->depth), &g->status);
+	lockdep_assert_irqs_disabled();
+	if (WARN_ON_ONCE(!cc->lent))
+		return;
 	/* The spec asks for a clear after a change of depth, not before. */
-	if (g->depth != ctr_caps.depth)
-		ctr_csr_write(CSR_SCTRDEPTH, ctr_caps.depth);
+	ctr_csr_write(CSR_SCTRDEPTH, ctr_caps.depth);
 	ctr_csr_write(CSR_SCTRSTATUS, 0);
 	riscv_ctr_clear();
-	cc->guest = NULL;
+	cc->lent = false;
 	if (cc->ctl) {
 		ctr_csr_write(CSR_SCTRCTL, cc->ctl);
 		cc->recorded = cc->ctl_recorded;
@@ -2287,230 +2204,56 @@ void riscv_ctr_guest_put(struct riscv_ctr_guest *g)
 		else
 			ctr_set_owner(cc);
 	}
-out:
-	local_irq_restore(flags);
 }
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_put);
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_reclaim);
 
 /**
- * riscv_ctr_guest_depth() - the sctrdepth of a vCPU, as KVM emulates it
- * @g: the vCPU's state; the vCPU is the current thread's
- * @new_val: the value the guest writes, under @wr_mask
- * @wr_mask: the bits written, 0 for a read
+ * riscv_ctr_lent_read() - read the buffer lent to a vCPU
+ * @raw: the entries, logical entry 0 (the youngest) first
+ * @nr: how many: every entry of the depth the vCPU selected
+ * @status: sctrstatus (WRPTR and FROZEN)
  *
- * DEPTH is WARL: a depth the harts do not have keeps the one before.
- * As on a hart, the buffer's contents are the guest's to clear after a
- * change.
- *
- * Return: the value of sctrdepth before the write.
+ * Called by KVM with interrupts off, between riscv_ctr_lend() and
+ * riscv_ctr_reclaim(). Every entry, valid or not: a guest, or the VMM
+ * that restored its state, may leave invalid entries between valid ones,
+ * and reads back the targets and data of invalid entries it wrote.
  */
-unsigned long riscv_ctr_guest_depth(struct riscv_ctr_guest *g,
-				    unsigned long new_val,
-				    unsigned long wr_mask)
+void riscv_ctr_lent_read(struct riscv_ctr_entry *raw, unsigned int nr,
+			 unsigned long *status)
 {
-	unsigned long old = g->depth, depth;
-	struct ctr_cpu *cc;
+	unsigned int i;
 
-	depth = FIELD_GET(SCTRDEPTH_DEPTH, (old & ~wr_mask) | (new_val & wr_mask));
-	if (depth == old || !(ctr_caps.depths & BIT(depth)))
-		return old;
-
-	cc = get_cpu_ptr(ctr_cpus);
-	g->depth = depth;
-	if (cc->guest == g)
-		ctr_csr_write(CSR_SCTRDEPTH, depth);
-	put_cpu_ptr(ctr_cpus);
-	return old;
+	lockdep_assert_irqs_disabled();
+	if (WARN_ON_ONCE(!this_cpu_ptr(ctr_cpus)->lent))
+		return;
+	*status = ctr_csr_read(CSR_SCTRSTATUS);
+	for (i = 0; i < nr; i++) {
+		ctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
+		raw[i].source = ctr_csr_read(CSR_SIREG);
+		raw[i].target = ctr_csr_read(CSR_SIREG2);
+		raw[i].data = ctr_csr_read(CSR_SIREG3);
+	}
 }
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_depth);
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_lent_read);
 
 /**
- * riscv_ctr_guest_overflow() - a counter of the guest overflowed
- * @g: the vCPU's state
+ * riscv_ctr_lent_write() - fill the buffer lent to a vCPU
+ * @raw: the entries, logical entry 0 (the youngest) first
+ * @nr: how many: every entry of the depth KVM selected
+ * @status: sctrstatus (WRPTR and FROZEN)
  *
- * Called by KVM as it raises the guest's counter overflow interrupt, on
- * the CPU the vCPU runs on: the hart freezes the host's buffer on its own
- * overflows only, so the guest's freeze (its sctrctl.LCOFIFRZ) is done
- * here, before the guest runs again.
+ * Called by KVM with interrupts off, between riscv_ctr_lend() and
+ * riscv_ctr_reclaim(), with sctrdepth selected and nothing recording.
+ * What the buffer held goes first.
  */
-void riscv_ctr_guest_overflow(struct riscv_ctr_guest *g)
+void riscv_ctr_lent_write(const struct riscv_ctr_entry *raw, unsigned int nr,
+			  unsigned long status)
 {
-	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
-
-	if (cc->guest == g &&
-	    (ctr_csr_read(CSR_VSCTRCTL) & CTRCTL_LCOFIFRZ))
+	lockdep_assert_irqs_disabled();
+	if (WARN_ON_ONCE(!this_cpu_ptr(ctr_cpus)->lent))
+		return;
+	riscv_ctr_restore(raw, nr, status);
+	if (status & SCTRSTATUS_FROZEN)
 		ctr_status_read_set(SCTRSTATUS_FROZEN);
 }
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_overflow);
-
-/*
- * KVM_GET_ONE_REG and KVM_SET_ONE_REG reach a vCPU's state here, while
- * the vCPU is not loaded (KVM holds its mutex and it does not run): a
- * VMM saves it, and puts it into the same or another vCPU, exactly.
- * Values a hart would not keep are refused rather than changed, so that
- * what a VMM puts in is what it reads back and what the guest sees.
- */
-
-/**
- * riscv_ctr_guest_entries() - the records a vCPU's state can hold
- *
- * Return: the entries of the deepest buffer a vCPU can select, those
- * riscv_ctr_guest_get_entry() takes.
- */
-unsigned int riscv_ctr_guest_entries(void)
-{
-	return ctr_caps.entries ? CTR_DEPTH_ENTRIES(ctr_guest_max_depth) : 0;
-}
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_entries);
-
-/**
- * riscv_ctr_guest_get_csr() - read a CSR of a vCPU's CTR state
- * @g: the state of a vCPU that is not loaded
- * @csr: CSR_SCTRCTL (the guest's, vsctrctl), CSR_SCTRSTATUS or
- *	CSR_SCTRDEPTH
- * @val: the value
- *
- * Return: 0, or -ENOENT for another CSR.
- */
-int riscv_ctr_guest_get_csr(const struct riscv_ctr_guest *g,
-			    unsigned int csr, unsigned long *val)
-{
-	switch (csr) {
-	case CSR_SCTRCTL:
-		*val = g->vsctrctl;
-		return 0;
-	case CSR_SCTRSTATUS:
-		*val = g->status;
-		return 0;
-	case CSR_SCTRDEPTH:
-		*val = g->depth;
-		return 0;
-	default:
-		return -ENOENT;
-	}
-}
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_get_csr);
-
-/**
- * riscv_ctr_guest_set_csr() - write a CSR of a vCPU's CTR state
- * @g: the state of a vCPU that is not loaded
- * @csr: CSR_SCTRCTL (the guest's, vsctrctl), CSR_SCTRSTATUS or
- *	CSR_SCTRDEPTH
- * @val: the value
- *
- * A new depth drops the records beyond it and the bits of WRPTR it does
- * not have, as a hart's would; a VMM restoring state writes sctrdepth
- * before sctrstatus and the records.
- *
- * Return: 0; -ENOENT for another CSR; -EINVAL for a value with a bit
- * this host cannot hold, or a depth it does not offer.
- */
-int riscv_ctr_guest_set_csr(struct riscv_ctr_guest *g, unsigned int csr,
-			    unsigned long val)
-{
-	unsigned int nr;
-
-	switch (csr) {
-	case CSR_SCTRCTL:
-		if (val & ~ctr_caps.guest_ctl)
-			return -EINVAL;
-		g->vsctrctl = val;
-		return 0;
-	case CSR_SCTRSTATUS:
-		nr = CTR_DEPTH_ENTRIES(g->depth);
-		if (val & ~(SCTRSTATUS_FROZEN | (nr - 1)))
-			return -EINVAL;
-		g->status = val;
-		return 0;
-	case CSR_SCTRDEPTH:
-		if (val > SCTRDEPTH_MAX || !(ctr_caps.depths & BIT(val)))
-			return -EINVAL;
-		g->depth = val;
-		nr = CTR_DEPTH_ENTRIES(val);
-		g->nr = min(g->nr, nr);
-		g->status &= SCTRSTATUS_FROZEN | (nr - 1);
-		return 0;
-	default:
-		return -ENOENT;
-	}
-}
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_set_csr);
-
-/* The field of a record that CSR_SIREG, CSR_SIREG2 or CSR_SIREG3 reads. */
-static u64 *ctr_guest_field(struct riscv_ctr_entry *e, unsigned int csr)
-{
-	switch (csr) {
-	case CSR_SIREG:
-		return &e->source;
-	case CSR_SIREG2:
-		return &e->target;
-	case CSR_SIREG3:
-		return &e->data;
-	default:
-		return NULL;
-	}
-}
-
-/**
- * riscv_ctr_guest_get_entry() - read a record of a vCPU's CTR state
- * @g: the state of a vCPU that is not loaded
- * @n: the logical entry, 0 the youngest, as siselect 0x200 + @n selects it
- * @csr: CSR_SIREG (ctrsource), CSR_SIREG2 (ctrtarget) or CSR_SIREG3
- *	(ctrdata)
- * @val: the value; 0 for an entry at or beyond the vCPU's depth
- *
- * Return: 0, or -ENOENT for an entry beyond riscv_ctr_guest_entries() or
- * another CSR.
- */
-int riscv_ctr_guest_get_entry(struct riscv_ctr_guest *g, unsigned int n,
-			      unsigned int csr, unsigned long *val)
-{
-	struct riscv_ctr_entry zero = { };
-	u64 *field;
-
-	if (n >= riscv_ctr_guest_entries())
-		return -ENOENT;
-	n = array_index_nospec(n, riscv_ctr_guest_entries());
-	field = ctr_guest_field(n < g->nr ? &g->raw[n] : &zero, csr);
-	if (!field)
-		return -ENOENT;
-	*val = *field;
-	return 0;
-}
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_get_entry);
-
-/**
- * riscv_ctr_guest_set_entry() - write a record of a vCPU's CTR state
- * @g: the state of a vCPU that is not loaded
- * @n: the logical entry, 0 the youngest, as siselect 0x200 + @n selects it
- * @csr: CSR_SIREG (ctrsource), CSR_SIREG2 (ctrtarget) or CSR_SIREG3
- *	(ctrdata)
- * @val: the value
- *
- * Return: 0; -ENOENT for an entry beyond riscv_ctr_guest_entries() or
- * another CSR; -EINVAL for a value other than 0 at or beyond the vCPU's
- * depth, where a hart ignores writes.
- */
-int riscv_ctr_guest_set_entry(struct riscv_ctr_guest *g, unsigned int n,
-			      unsigned int csr, unsigned long val)
-{
-	struct riscv_ctr_entry zero = { };
-	u64 *field;
-
-	if (n >= riscv_ctr_guest_entries() || !ctr_guest_field(&zero, csr))
-		return -ENOENT;
-	if (n >= CTR_DEPTH_ENTRIES(g->depth))
-		return val ? -EINVAL : 0;
-	n = array_index_nospec(n, CTR_DEPTH_ENTRIES(g->depth));
-	if (n >= g->nr) {
-		/* Up to @n all read 0 already; a 0 changes nothing. */
-		if (!val)
-			return 0;
-		memset(&g->raw[g->nr], 0, (n + 1 - g->nr) * sizeof(g->raw[0]));
-		g->nr = n + 1;
-	}
-	field = ctr_guest_field(&g->raw[n], csr);
-	*field = val;
-	return 0;
-}
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_set_entry);
+EXPORT_SYMBOL_FOR_KVM(riscv_ctr_lent_write);

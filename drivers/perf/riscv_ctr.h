@@ -8,6 +8,7 @@
 
 #include <linux/bits.h>
 #include <linux/errno.h>
+#include <linux/perf/riscv_pmu.h>
 #include <linux/types.h>
 #include <asm/csr.h>
 
@@ -28,13 +29,6 @@ struct task_struct;
 
 /* ctrdata.TYPE has four bits. */
 #define CTR_NR_TYPES		16
-
-/* One record as the hart holds it: ctrsource, ctrtarget and ctrdata. */
-struct riscv_ctr_entry {
-	u64 source;
-	u64 target;
-	u64 data;
-};
 
 /**
  * struct riscv_ctr_caps - what a hart implements of CTR's optional parts

@@ -1157,133 +1157,58 @@ static void ctr_test_snapshot(struct kunit *test)
 }
 
 /*
- * A vCPU's state as KVM_GET_ONE_REG and KVM_SET_ONE_REG reach it: what a
- * hart would not keep is refused and changes nothing, records read as
- * written, a reset leaves a new vCPU's state.
+ * The buffer lent to KVM and back, as its vcpu_load and vcpu_put do: a
+ * vCPU's buffer goes in and comes out whole, invalid entries between
+ * valid ones and the targets of invalid entries too, at the deepest
+ * depth of the hardware whatever riscv_ctr.depth= says; taken back, the
+ * buffer is the host's again: its depth, empty, not frozen.
  */
-static void ctr_test_guest_state(struct kunit *test)
+static void ctr_test_lend(struct kunit *test)
 {
-	unsigned int n = riscv_ctr_guest_entries();
-	struct riscv_ctr_guest *g;
-	unsigned long val, depth;
-
-	if (!n)
-		kunit_skip(test, "no CTR on this hart");
-	/* A guest's sctrctl is checked against vsctrctl, which needs H. */
-	if (!riscv_ctr_guest_supported())
-		kunit_skip(test, "no CTR for KVM guests here (no H extension)");
-	g = riscv_ctr_guest_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, g);
-
-	/* New: recording off, not frozen, no record, the deepest depth. */
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_csr(g, CSR_SCTRCTL, &val), 0);
-	KUNIT_EXPECT_EQ(test, val, 0);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_csr(g, CSR_SCTRSTATUS, &val), 0);
-	KUNIT_EXPECT_EQ(test, val, 0);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_csr(g, CSR_SCTRDEPTH, &depth), 0);
-	KUNIT_EXPECT_EQ(test, CTR_DEPTH_ENTRIES(depth), n);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, n - 1, CSR_SIREG, &val), 0);
-	KUNIT_EXPECT_EQ(test, val, 0);
-
-	/* Refused: host-only bits, bad depths, WRPTR and entries out of range. */
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_csr(g, CSR_SCTRCTL, CTRCTL_M),
-			-EINVAL);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_csr(g, CSR_SCTRCTL, CTRCTL_MTE),
-			-EINVAL);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_csr(g, CSR_SCTRDEPTH, 7),
-			-EINVAL);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_csr(g, CSR_SCTRSTATUS, n),
-			-EINVAL);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_csr(g, CSR_SIREG, 0), -ENOENT);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_entry(g, n, CSR_SIREG, 0),
-			-ENOENT);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, 0, CSR_SIREG4, &val),
-			-ENOENT);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_csr(g, CSR_SCTRCTL, &val), 0);
-	KUNIT_EXPECT_EQ(test, val, 0);
-
-	/* Kept: the enables, FROZEN and the last WRPTR, a record. */
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_csr(g, CSR_SCTRCTL,
-						      CTRCTL_U | CTRCTL_S), 0);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_csr(g, CSR_SCTRSTATUS,
-						      SCTRSTATUS_FROZEN | (n - 1)), 0);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_entry(g, 2, CSR_SIREG2, 0x1234),
-			0);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, 2, CSR_SIREG2, &val), 0);
-	KUNIT_EXPECT_EQ(test, val, 0x1234);
-	/* The entries younger than it read 0, as on a hart. */
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, 1, CSR_SIREG, &val), 0);
-	KUNIT_EXPECT_EQ(test, val, 0);
-
-	/* A shallower depth drops what it cannot hold, and refuses it after. */
-	if (n > CTR_DEPTH_ENTRIES(0) &&
-	    !riscv_ctr_guest_set_csr(g, CSR_SCTRDEPTH, 0)) {
-		KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_csr(g, CSR_SCTRSTATUS,
-							      &val), 0);
-		KUNIT_EXPECT_EQ(test, val, SCTRSTATUS_FROZEN | 15);
-		KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_entry(g, 16, CSR_SIREG,
-								CTRSOURCE_VALID),
-				-EINVAL);
-		KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_entry(g, 16, CSR_SIREG,
-								0), 0);
-		KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, 16, CSR_SIREG,
-								&val), 0);
-		KUNIT_EXPECT_EQ(test, val, 0);
-	}
-
-	riscv_ctr_guest_reset(g);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_csr(g, CSR_SCTRCTL, &val), 0);
-	KUNIT_EXPECT_EQ(test, val, 0);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_csr(g, CSR_SCTRSTATUS, &val), 0);
-	KUNIT_EXPECT_EQ(test, val, 0);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_csr(g, CSR_SCTRDEPTH, &val), 0);
-	KUNIT_EXPECT_EQ(test, val, depth);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, 2, CSR_SIREG2, &val), 0);
-	KUNIT_EXPECT_EQ(test, val, 0);
-	riscv_ctr_guest_free(g);
-}
-
-/*
- * A vCPU's buffer goes out and comes back whole: invalid entries between
- * valid ones, as a guest or a VMM may leave them, and the targets and
- * data of invalid entries too. Its size follows the hardware, not
- * riscv_ctr.depth=.
- */
-static void ctr_test_guest_holes(struct kunit *test)
-{
-	unsigned int n = riscv_ctr_guest_entries();
+	u8 depths = riscv_ctr_guest_depths();
+	struct riscv_ctr_entry *in, *out;
+	unsigned long flags, status, host_depth;
 	struct riscv_ctr_caps hart;
-	struct riscv_ctr_guest *g;
-	unsigned long val;
+	unsigned int n, i;
 
-	if (!riscv_ctr_guest_supported())
+	if (!depths)
 		kunit_skip(test, "no CTR for KVM guests here (no H extension)");
 	KUNIT_ASSERT_EQ(test, riscv_ctr_probe_caps(CTR_MAX_ENTRIES, &hart), 0);
-	KUNIT_EXPECT_EQ(test, n, CTR_DEPTH_ENTRIES(fls(hart.depths) - 1));
-	g = riscv_ctr_guest_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, g);
+	KUNIT_EXPECT_EQ(test, depths, hart.depths);
+	n = CTR_DEPTH_ENTRIES(fls(depths) - 1);
+	in = kunit_kcalloc(test, n, sizeof(*in), GFP_KERNEL);
+	out = kunit_kcalloc(test, n, sizeof(*out), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, out);
 	/* Entry 0 invalid, entry 2 valid, entry 3 invalid with a target. */
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_entry(g, 0, CSR_SIREG2, 0x40), 0);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_entry(g, 2, CSR_SIREG,
-						       0x1000 | CTRSOURCE_VALID), 0);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_entry(g, 2, CSR_SIREG2, 0x2000), 0);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_set_entry(g, 3, CSR_SIREG2, 0x3000), 0);
+	in[0].target = 0x40;
+	in[2].source = 0x1000 | CTRSOURCE_VALID;
+	in[2].target = 0x2000;
+	in[2].data = 1;
+	in[3].target = 0x3000;
 
-	/* Through the hart and back, as KVM's vcpu_load and vcpu_put do. */
-	preempt_disable();
-	riscv_ctr_guest_load(g);
-	riscv_ctr_guest_put(g);
-	preempt_enable();
+	host_depth = csr_read(CSR_SCTRDEPTH);
+	local_irq_save(flags);
+	riscv_ctr_lend();
+	csr_write(CSR_SCTRDEPTH, fls(depths) - 1);
+	riscv_ctr_lent_write(in, n, 5 | SCTRSTATUS_FROZEN);
+	riscv_ctr_lent_read(out, n, &status);
+	riscv_ctr_reclaim();
+	local_irq_restore(flags);
 
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, 0, CSR_SIREG2, &val), 0);
-	KUNIT_EXPECT_EQ(test, val, 0x40);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, 2, CSR_SIREG, &val), 0);
-	KUNIT_EXPECT_EQ(test, val, 0x1000 | CTRSOURCE_VALID);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, 2, CSR_SIREG2, &val), 0);
-	KUNIT_EXPECT_EQ(test, val, 0x2000);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_guest_get_entry(g, 3, CSR_SIREG2, &val), 0);
-	KUNIT_EXPECT_EQ(test, val, 0x3000);
-	riscv_ctr_guest_free(g);
+	KUNIT_EXPECT_EQ(test, status, 5 | SCTRSTATUS_FROZEN);
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, out[i].source, in[i].source, "entry %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, out[i].target, in[i].target, "entry %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, out[i].data, in[i].data, "entry %u", i);
+	}
+	/* The host's again: its depth, nothing frozen, nothing recorded. */
+	KUNIT_EXPECT_EQ(test, csr_read(CSR_SCTRDEPTH), host_depth);
+	KUNIT_EXPECT_EQ(test, csr_read(CSR_SCTRSTATUS), 0);
+	local_irq_save(flags);
+	csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + 2);
+	KUNIT_EXPECT_EQ(test, csr_read(CSR_SIREG), 0);
+	local_irq_restore(flags);
 }
 
 static struct kunit_case ctr_buffer_cases[] = {
@@ -1295,8 +1220,7 @@ static struct kunit_case ctr_buffer_cases[] = {
 	KUNIT_CASE(ctr_test_save_restore),
 	KUNIT_CASE(ctr_test_pm),
 	KUNIT_CASE(ctr_test_snapshot),
-	KUNIT_CASE(ctr_test_guest_state),
-	KUNIT_CASE(ctr_test_guest_holes),
+	KUNIT_CASE(ctr_test_lend),
 	{}
 };
 

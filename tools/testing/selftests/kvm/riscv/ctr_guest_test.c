@@ -626,15 +626,33 @@ static void test_state(void)
 	run_vcpu(vcpu_new, NULL, NULL);
 	kvm_vm_free(vm_new);
 
-	/* Into the vCPU that ran: sequence b's records instead of a's. */
+	/*
+	 * Into the vCPU that ran: sequence b's records instead of a's, then
+	 * an invalid entry that keeps a target and a valid one after it,
+	 * which the guest only finds invalid and does not read: both come
+	 * back out of the hart exactly, as the VMM left them.
+	 */
 	seq_want(1, want);
 	for (i = 0; i < 4; i++) {
 		vcpu_set_reg(vcpu, CTR_ENTRY(i, ctrsource), want[i][0] | CTR_VALID);
 		vcpu_set_reg(vcpu, CTR_ENTRY(i, ctrtarget), want[i][1]);
 		vcpu_set_reg(vcpu, CTR_ENTRY(i, ctrdata), want[i][2]);
 	}
+	vcpu_set_reg(vcpu, CTR_ENTRY(4, ctrtarget), 0x3000);
+	vcpu_set_reg(vcpu, CTR_ENTRY(5, ctrsource), 0x5000 | CTR_VALID);
+	vcpu_set_reg(vcpu, CTR_ENTRY(5, ctrdata), 1);
 	run_vcpu(vcpu, NULL, NULL);
-	pr_info("state: %d CTR registers (%d records) saved, refused where a hart would not keep them, restored into a new vCPU and changed in the old one, as the guests saw\n",
+	TEST_ASSERT(vcpu_get_reg(vcpu, CTR_ENTRY(4, ctrsource)) == 0 &&
+		    vcpu_get_reg(vcpu, CTR_ENTRY(4, ctrtarget)) == 0x3000 &&
+		    vcpu_get_reg(vcpu, CTR_ENTRY(5, ctrsource)) ==
+		    (0x5000 | CTR_VALID) &&
+		    vcpu_get_reg(vcpu, CTR_ENTRY(5, ctrdata)) == 1,
+		    "entries 4 and 5 after a run: %lx -> %lx, %lx (data %lx)",
+		    vcpu_get_reg(vcpu, CTR_ENTRY(4, ctrsource)),
+		    vcpu_get_reg(vcpu, CTR_ENTRY(4, ctrtarget)),
+		    vcpu_get_reg(vcpu, CTR_ENTRY(5, ctrsource)),
+		    vcpu_get_reg(vcpu, CTR_ENTRY(5, ctrdata)));
+	pr_info("state: %d CTR registers (%d records) saved, refused where a hart would not keep them, restored into a new vCPU and changed in the old one, as the guests saw, invalid entries among valid ones kept\n",
 		n, entries);
 
 	/*

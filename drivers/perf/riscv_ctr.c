@@ -64,15 +64,15 @@
 
 #include "riscv_ctr.h"
 
-#define CTR_T(t)		BIT(CTR_TYPE_##t)
+#define SSCTR_T(t)		BIT(CTR_TYPE_##t)
 
 /* Every transfer but a not-taken branch: what ANY records. */
-#define CTR_TYPES_ANY		(CTR_T(EXCEPTION) | CTR_T(INTERRUPT) |	\
-				 CTR_T(TRAP_RETURN) | CTR_T(BRANCH_T) |	\
-				 CTR_T(INDCALL) | CTR_T(DIRCALL) |	\
-				 CTR_T(INDJUMP) | CTR_T(DIRJUMP) |	\
-				 CTR_T(CORSWAP) | CTR_T(RETURN) |	\
-				 CTR_T(INDLJUMP) | CTR_T(DIRLJUMP))
+#define SSCTR_TYPES_ANY		(SSCTR_T(EXCEPTION) | SSCTR_T(INTERRUPT) |	\
+				 SSCTR_T(TRAP_RETURN) | SSCTR_T(BRANCH_T) |	\
+				 SSCTR_T(INDCALL) | SSCTR_T(DIRCALL) |	\
+				 SSCTR_T(INDJUMP) | SSCTR_T(DIRJUMP) |	\
+				 SSCTR_T(CORSWAP) | SSCTR_T(RETURN) |	\
+				 SSCTR_T(INDLJUMP) | SSCTR_T(DIRLJUMP))
 
 /*
  * The transfers each perf branch type filter selects. The perf ABI counts
@@ -83,49 +83,49 @@ static const struct {
 	u64 filter;
 	u16 types;
 	const char *name;	/* in caps/branch_hw_filters, as perf -j says it */
-} ctr_filter_types[] = {
-	{ PERF_SAMPLE_BRANCH_ANY,	 CTR_TYPES_ANY },
-	{ PERF_SAMPLE_BRANCH_ANY_CALL,	 CTR_T(EXCEPTION) | CTR_T(INTERRUPT) |
-					 CTR_T(INDCALL) | CTR_T(DIRCALL) |
-					 CTR_T(CORSWAP), "any_call" },
-	{ PERF_SAMPLE_BRANCH_ANY_RETURN, CTR_T(TRAP_RETURN) | CTR_T(RETURN) |
-					 CTR_T(CORSWAP), "any_ret" },
-	{ PERF_SAMPLE_BRANCH_IND_CALL,	 CTR_T(INDCALL), "ind_call" },
-	{ PERF_SAMPLE_BRANCH_CALL,	 CTR_T(DIRCALL), "call" },
-	{ PERF_SAMPLE_BRANCH_IND_JUMP,	 CTR_T(INDJUMP) | CTR_T(INDLJUMP),
+} ssctr_filter_types[] = {
+	{ PERF_SAMPLE_BRANCH_ANY,	 SSCTR_TYPES_ANY },
+	{ PERF_SAMPLE_BRANCH_ANY_CALL,	 SSCTR_T(EXCEPTION) | SSCTR_T(INTERRUPT) |
+					 SSCTR_T(INDCALL) | SSCTR_T(DIRCALL) |
+					 SSCTR_T(CORSWAP), "any_call" },
+	{ PERF_SAMPLE_BRANCH_ANY_RETURN, SSCTR_T(TRAP_RETURN) | SSCTR_T(RETURN) |
+					 SSCTR_T(CORSWAP), "any_ret" },
+	{ PERF_SAMPLE_BRANCH_IND_CALL,	 SSCTR_T(INDCALL), "ind_call" },
+	{ PERF_SAMPLE_BRANCH_CALL,	 SSCTR_T(DIRCALL), "call" },
+	{ PERF_SAMPLE_BRANCH_IND_JUMP,	 SSCTR_T(INDJUMP) | SSCTR_T(INDLJUMP),
 					 "ind_jmp" },
-	{ PERF_SAMPLE_BRANCH_COND,	 CTR_T(BRANCH_T), "cond" },
+	{ PERF_SAMPLE_BRANCH_COND,	 SSCTR_T(BRANCH_T), "cond" },
 };
 
-#define CTR_BRANCH_PRIV		(PERF_SAMPLE_BRANCH_USER |		\
-				 PERF_SAMPLE_BRANCH_KERNEL |		\
-				 PERF_SAMPLE_BRANCH_HV)
-#define CTR_BRANCH_TYPES	(PERF_SAMPLE_BRANCH_ANY |		\
+#define SSCTR_BRANCH_PRIV		(PERF_SAMPLE_BRANCH_USER |		\
+					 PERF_SAMPLE_BRANCH_KERNEL |		\
+					 PERF_SAMPLE_BRANCH_HV)
+#define SSCTR_BRANCH_TYPES	(PERF_SAMPLE_BRANCH_ANY |		\
 				 PERF_SAMPLE_BRANCH_ANY_CALL |		\
 				 PERF_SAMPLE_BRANCH_ANY_RETURN |	\
 				 PERF_SAMPLE_BRANCH_IND_CALL |		\
 				 PERF_SAMPLE_BRANCH_CALL |		\
 				 PERF_SAMPLE_BRANCH_IND_JUMP |		\
 				 PERF_SAMPLE_BRANCH_COND)
-#define CTR_BRANCH_FLAGS	(PERF_SAMPLE_BRANCH_NO_FLAGS |		\
+#define SSCTR_BRANCH_FLAGS	(PERF_SAMPLE_BRANCH_NO_FLAGS |		\
 				 PERF_SAMPLE_BRANCH_NO_CYCLES |		\
 				 PERF_SAMPLE_BRANCH_TYPE_SAVE |		\
 				 PERF_SAMPLE_BRANCH_HW_INDEX |		\
 				 PERF_SAMPLE_BRANCH_PRIV_SAVE)
 /* No transactional memory, no counters on branches. */
-#define CTR_BRANCH_UNSUPPORTED	(PERF_SAMPLE_BRANCH_ABORT_TX |		\
-				 PERF_SAMPLE_BRANCH_IN_TX |		\
-				 PERF_SAMPLE_BRANCH_NO_TX |		\
-				 PERF_SAMPLE_BRANCH_COUNTERS)
+#define SSCTR_BRANCH_UNSUPPORTED	(PERF_SAMPLE_BRANCH_ABORT_TX |		\
+					 PERF_SAMPLE_BRANCH_IN_TX |		\
+					 PERF_SAMPLE_BRANCH_NO_TX |		\
+					 PERF_SAMPLE_BRANCH_COUNTERS)
 
 /* What a call stack holds: the calls not yet returned from. */
-#define CTR_TYPES_CALLSTACK	(CTR_T(INDCALL) | CTR_T(DIRCALL) | CTR_T(CORSWAP))
+#define SSCTR_TYPES_CALLSTACK	(SSCTR_T(INDCALL) | SSCTR_T(DIRCALL) | SSCTR_T(CORSWAP))
 
 /*
  * The sctrctl bit that inhibits each transfer type; NTBREN instead enables
  * not-taken branches. Types without a bit (0, 6, 7) are never recorded.
  */
-static const u64 ctr_type_inhibit[CTR_NR_TYPES] = {
+static const u64 ssctr_type_inhibit[SSCTR_NR_TYPES] = {
 	[CTR_TYPE_EXCEPTION]	= CTRCTL_EXCINH,
 	[CTR_TYPE_INTERRUPT]	= CTRCTL_INTRINH,
 	[CTR_TYPE_TRAP_RETURN]	= CTRCTL_TRETINH,
@@ -149,7 +149,7 @@ static const u64 ctr_type_inhibit[CTR_NR_TYPES] = {
 				 CTRCTL_DIRLJMPINH)
 
 /* A perf branch entry, and its words: the flags word is built whole. */
-union ctr_branch {
+union ssctr_branch {
 	struct perf_branch_entry e;
 	u64 w[3];
 };
@@ -161,30 +161,30 @@ union ctr_branch {
  * of the address space, and where the cycle count goes. Filled in from
  * the structure itself, at probe time.
  */
-/* What ctr_exception_word() tells an exception apart as. */
+/* What ssctr_exception_word() tells an exception apart as. */
 enum {
-	CTR_EXC_SYSCALL,	/* ecall */
-	CTR_EXC_DATA,		/* a load, store or AMO faulted */
-	CTR_EXC_INST,		/* the instruction cannot be read */
-	CTR_EXC_OTHER,		/* breakpoint, illegal instruction, ... */
-	CTR_NR_EXC
+	SSCTR_EXC_SYSCALL,	/* ecall */
+	SSCTR_EXC_DATA,		/* a load, store or AMO faulted */
+	SSCTR_EXC_INST,		/* the instruction cannot be read */
+	SSCTR_EXC_OTHER,		/* breakpoint, illegal instruction, ... */
+	SSCTR_NR_EXC
 };
 
 static struct {
-	u64 type[CTR_NR_TYPES];
-	u64 exc[CTR_NR_EXC];
+	u64 type[SSCTR_NR_TYPES];
+	u64 exc[SSCTR_NR_EXC];
 	u64 pred[2];		/* [0] predicted, [1] mispredicted */
 	u64 priv[2];		/* [0] user, [1] kernel */
 	unsigned int cycles_shift;
-} ctr_words __read_mostly;
+} ssctr_words __read_mostly;
 
 /* How each transfer type appears in a perf branch entry. */
 static const struct {
 	u8 type;
 	u8 new_type;
-} ctr_perf_types[CTR_NR_TYPES] = {
+} ssctr_perf_types[SSCTR_NR_TYPES] = {
 	[CTR_TYPE_NONE]		= { PERF_BR_UNKNOWN },
-	/* Told apart by the instruction: see ctr_exception_word(). */
+	/* Told apart by the instruction: see ssctr_exception_word(). */
 	[CTR_TYPE_EXCEPTION]	= { PERF_BR_SYSCALL },
 	[CTR_TYPE_INTERRUPT]	= { PERF_BR_IRQ },
 	[CTR_TYPE_TRAP_RETURN]	= { PERF_BR_ERET },
@@ -215,28 +215,28 @@ static const struct {
  * out since, and its count of context switches has moved on; one that
  * called exec has another mm. Either way the stack is not restored.
  */
-struct ctr_task_ctx {
+struct ssctr_task_ctx {
 	bool valid;
 	unsigned long switches;
 	struct mm_struct *mm;
 	u32 status;
 	unsigned int nr;
-	struct riscv_ctr_entry raw[];
+	struct riscv_ssctr_entry raw[];
 };
 
 /* The state of a CPU's buffer, and the records of the current overflow. */
-struct ctr_cpu {
+struct ssctr_cpu {
 	/* Branch events added on this CPU. */
 	unsigned int users;
 	/* How many of the events ask for each request bit. */
-	unsigned int wants[CTR_REQ_BITS];
+	unsigned int wants[SSCTR_REQ_BITS];
 	/* sctrctl while recording. */
 	u64 ctl;
 	/*
-	 * What the buffer may hold, as request bits (riscv_ctr_recorded()):
+	 * What the buffer may hold, as request bits (riscv_ssctr_recorded()):
 	 * what @ctl records, and what every sctrctl since the last wipe
 	 * recorded. A sample of an event that asks for all of it takes
-	 * every record as it comes (see riscv_ctr_decode()).
+	 * every record as it comes (see riscv_ssctr_decode()).
 	 */
 	u32 recorded;
 	u32 ctl_recorded;
@@ -250,7 +250,7 @@ struct ctr_cpu {
 
 	/*
 	 * The buffer is lent to a vCPU KVM has loaded on this CPU
-	 * (riscv_ctr_lend()): the host records nothing then, and touches
+	 * (riscv_ssctr_lend()): the host records nothing then, and touches
 	 * neither the buffer nor FROZEN.
 	 */
 	bool lent;
@@ -285,26 +285,26 @@ struct ctr_cpu {
  * shallower one costs less per sample (riscv_ctr.depth=16 on the command
  * line). The hart may offer less.
  */
-static unsigned int ctr_depth_param = CTR_MAX_ENTRIES;
-module_param_named(depth, ctr_depth_param, uint, 0444);
+static unsigned int ssctr_depth_param = SSCTR_MAX_ENTRIES;
+module_param_named(depth, ssctr_depth_param, uint, 0444);
 MODULE_PARM_DESC(depth, "most records per hart: 16, 32, 64, 128 or 256 (default 256)");
 
 /* What the harts implement; .entries is 0 when they have no usable CTR. */
-static struct riscv_ctr_caps ctr_caps __read_mostly;
-static struct ctr_cpu __percpu *ctr_cpus;
+static struct riscv_ssctr_caps ssctr_caps __read_mostly;
+static struct ssctr_cpu __percpu *ssctr_cpus;
 
 /* The copy of the buffer, after the stack's entries. */
-static struct riscv_ctr_entry *ctr_raw(struct ctr_cpu *cc)
+static struct riscv_ssctr_entry *ssctr_raw(struct ssctr_cpu *cc)
 {
-	return (struct riscv_ctr_entry *)(cc->stack.entries + ctr_caps.entries);
+	return (struct riscv_ssctr_entry *)(cc->stack.entries + ssctr_caps.entries);
 }
 
-static void ctr_pm_register(void);
-static void ctr_pm_unregister(void);
-static void ctr_hw_reset(void);
-static int riscv_ctr_snapshot(struct perf_branch_entry *entries,
-			      unsigned int cnt);
-static void ctr_init_words(void);
+static void ssctr_pm_register(void);
+static void ssctr_pm_unregister(void);
+static void ssctr_hw_reset(void);
+static int riscv_ssctr_snapshot(struct perf_branch_entry *entries,
+				unsigned int cnt);
+static void ssctr_init_words(void);
 
 #if IS_ENABLED(CONFIG_RISCV_CTR_KUNIT_TEST)
 /*
@@ -312,17 +312,17 @@ static void ctr_init_words(void);
  * hart, for its own thread only: the probe and read paths then run
  * against a hart that lacks what QEMU has. Nothing else can see it.
  */
-const struct riscv_ctr_csr_model *riscv_ctr_test_model;
+const struct riscv_ssctr_csr_model *riscv_ssctr_test_model;
 
 /* The static key keeps this to a nop while no KUnit test runs. */
-static __always_inline const struct riscv_ctr_csr_model *ctr_model(void)
+static __always_inline const struct riscv_ssctr_csr_model *ssctr_model(void)
 {
 	if (!static_branch_unlikely(&kunit_running) || !current->kunit_test)
 		return NULL;
-	return READ_ONCE(riscv_ctr_test_model);
+	return READ_ONCE(riscv_ssctr_test_model);
 }
 #else
-static __always_inline const struct riscv_ctr_csr_model *ctr_model(void)
+static __always_inline const struct riscv_ssctr_csr_model *ssctr_model(void)
 {
 	return NULL;
 }
@@ -334,7 +334,7 @@ static __always_inline const struct riscv_ctr_csr_model *ctr_model(void)
  * switch away.
  */
 static __always_inline unsigned long
-__ctr_csr_read(const struct riscv_ctr_csr_model *m, unsigned int csr)
+__ssctr_csr_read(const struct riscv_ssctr_csr_model *m, unsigned int csr)
 {
 	if (m)
 		return m->read(csr);
@@ -360,8 +360,8 @@ __ctr_csr_read(const struct riscv_ctr_csr_model *m, unsigned int csr)
 }
 
 static __always_inline void
-__ctr_csr_write(const struct riscv_ctr_csr_model *m, unsigned int csr,
-		unsigned long val)
+__ssctr_csr_write(const struct riscv_ssctr_csr_model *m, unsigned int csr,
+		  unsigned long val)
 {
 	if (m)
 		return m->write(csr, val);
@@ -401,20 +401,20 @@ __ctr_csr_write(const struct riscv_ctr_csr_model *m, unsigned int csr,
 	}
 }
 
-static __always_inline unsigned long ctr_csr_read(unsigned int csr)
+static __always_inline unsigned long ssctr_csr_read(unsigned int csr)
 {
-	return __ctr_csr_read(ctr_model(), csr);
+	return __ssctr_csr_read(ssctr_model(), csr);
 }
 
-static __always_inline void ctr_csr_write(unsigned int csr, unsigned long val)
+static __always_inline void ssctr_csr_write(unsigned int csr, unsigned long val)
 {
-	__ctr_csr_write(ctr_model(), csr, val);
+	__ssctr_csr_write(ssctr_model(), csr, val);
 }
 
 /* sctrstatus bits, set atomically (csrrs); return the old value. */
-static __always_inline unsigned long ctr_status_read_set(unsigned long bits)
+static __always_inline unsigned long ssctr_status_read_set(unsigned long bits)
 {
-	const struct riscv_ctr_csr_model *m = ctr_model();
+	const struct riscv_ssctr_csr_model *m = ssctr_model();
 	unsigned long old;
 
 	if (m) {
@@ -426,9 +426,9 @@ static __always_inline unsigned long ctr_status_read_set(unsigned long bits)
 }
 
 /* sctrstatus bits, cleared atomically (csrc): WRPTR cannot move under it. */
-static __always_inline void ctr_status_clear(unsigned long bits)
+static __always_inline void ssctr_status_clear(unsigned long bits)
 {
-	const struct riscv_ctr_csr_model *m = ctr_model();
+	const struct riscv_ssctr_csr_model *m = ssctr_model();
 
 	if (m)
 		return m->write(CSR_SCTRSTATUS, m->read(CSR_SCTRSTATUS) & ~bits);
@@ -436,9 +436,9 @@ static __always_inline void ctr_status_clear(unsigned long bits)
 }
 
 /* SCTRCLR: every entry and the cycle counter to 0. */
-VISIBLE_IF_KUNIT void riscv_ctr_clear(void)
+VISIBLE_IF_KUNIT void riscv_ssctr_clear(void)
 {
-	const struct riscv_ctr_csr_model *m = ctr_model();
+	const struct riscv_ssctr_csr_model *m = ssctr_model();
 
 	if (m)
 		return m->clear();
@@ -451,9 +451,9 @@ VISIBLE_IF_KUNIT void riscv_ctr_clear(void)
  * lists the extension; mstateen0.CSRIND gates the siselect/sireg window on
  * its own. Find out with accesses that survive the trap.
  */
-static bool ctr_accessible(unsigned int csr)
+static bool ssctr_accessible(unsigned int csr)
 {
-	const struct riscv_ctr_csr_model *m = ctr_model();
+	const struct riscv_ssctr_csr_model *m = ssctr_model();
 	unsigned long val = 0;
 	int err = 0;
 
@@ -482,26 +482,26 @@ static bool ctr_accessible(unsigned int csr)
  * try each one and keep those that stick. The spec makes them a
  * contiguous range; nothing here relies on it.
  */
-static u8 ctr_probe_depths(void)
+static u8 ssctr_probe_depths(void)
 {
 	u8 depths = 0;
 	int d;
 
 	for (d = 0; d <= SCTRDEPTH_MAX; d++) {
-		ctr_csr_write(CSR_SCTRDEPTH, d);
-		if (FIELD_GET(SCTRDEPTH_DEPTH, ctr_csr_read(CSR_SCTRDEPTH)) == d)
+		ssctr_csr_write(CSR_SCTRDEPTH, d);
+		if (FIELD_GET(SCTRDEPTH_DEPTH, ssctr_csr_read(CSR_SCTRDEPTH)) == d)
 			depths |= BIT(d);
 	}
 	return depths;
 }
 
 /* The deepest DEPTH of @depths that keeps at most @max entries, else the least. */
-static int ctr_pick_depth(u8 depths, unsigned int max)
+static int ssctr_pick_depth(u8 depths, unsigned int max)
 {
 	int d;
 
 	for (d = SCTRDEPTH_MAX; d >= 0; d--)
-		if ((depths & BIT(d)) && CTR_DEPTH_ENTRIES(d) <= max)
+		if ((depths & BIT(d)) && SSCTR_DEPTH_ENTRIES(d) <= max)
 			return d;
 	return depths ? __ffs(depths) : -1;
 }
@@ -511,13 +511,13 @@ static int ctr_pick_depth(u8 depths, unsigned int max)
  * optional and read 0 when absent. They are written with U and S clear,
  * so nothing is recorded meanwhile.
  */
-static u64 ctr_probe_ctl(void)
+static u64 ssctr_probe_ctl(void)
 {
 	u64 ctl;
 
-	ctr_csr_write(CSR_SCTRCTL, CTRCTL_FILTERS | CTRCTL_LCOFIFRZ | CTRCTL_RASEMU);
-	ctl = ctr_csr_read(CSR_SCTRCTL);
-	ctr_csr_write(CSR_SCTRCTL, 0);
+	ssctr_csr_write(CSR_SCTRCTL, CTRCTL_FILTERS | CTRCTL_LCOFIFRZ | CTRCTL_RASEMU);
+	ctl = ssctr_csr_read(CSR_SCTRCTL);
+	ssctr_csr_write(CSR_SCTRCTL, 0);
 
 	return (ctl & (CTRCTL_FILTERS | CTRCTL_LCOFIFRZ | CTRCTL_RASEMU)) |
 	       CTRCTL_U | CTRCTL_S;
@@ -527,15 +527,15 @@ static u64 ctr_probe_ctl(void)
  * The vsctrctl fields a guest can set, against which KVM checks what a VMM
  * restores: the standard ones that stick. Nothing runs in a guest here.
  */
-static u64 ctr_probe_guest_ctl(void)
+static u64 ssctr_probe_guest_ctl(void)
 {
 	const u64 fields = CTRCTL_U | CTRCTL_S | CTRCTL_RASEMU | CTRCTL_STE |
 			   CTRCTL_BPFRZ | CTRCTL_LCOFIFRZ | CTRCTL_FILTERS;
 	u64 ctl;
 
-	ctr_csr_write(CSR_VSCTRCTL, fields);
-	ctl = ctr_csr_read(CSR_VSCTRCTL);
-	ctr_csr_write(CSR_VSCTRCTL, 0);
+	ssctr_csr_write(CSR_VSCTRCTL, fields);
+	ctl = ssctr_csr_read(CSR_VSCTRCTL);
+	ssctr_csr_write(CSR_VSCTRCTL, 0);
 	return ctl & fields;
 }
 
@@ -545,53 +545,53 @@ static u64 ctr_probe_guest_ctl(void)
  * call stack is restored): write logical entry 0 with each field set and
  * see what stays. Recording is off.
  */
-static void ctr_probe_entry(struct riscv_ctr_caps *caps)
+static void ssctr_probe_entry(struct riscv_ssctr_caps *caps)
 {
 	u64 target, data;
 
-	riscv_ctr_clear();
-	ctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT);
-	ctr_csr_write(CSR_SIREG, CTRSOURCE_VALID);
-	ctr_csr_write(CSR_SIREG2, CTRTARGET_MISP);
-	ctr_csr_write(CSR_SIREG3, FIELD_PREP(CTRDATA_TYPE, CTR_TYPE_BRANCH_T) |
+	riscv_ssctr_clear();
+	ssctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT);
+	ssctr_csr_write(CSR_SIREG, CTRSOURCE_VALID);
+	ssctr_csr_write(CSR_SIREG2, CTRTARGET_MISP);
+	ssctr_csr_write(CSR_SIREG3, FIELD_PREP(CTRDATA_TYPE, CTR_TYPE_BRANCH_T) |
 				  CTRDATA_CCV | CTRDATA_CC);
-	target = ctr_csr_read(CSR_SIREG2);
-	data = ctr_csr_read(CSR_SIREG3);
-	riscv_ctr_clear();
+	target = ssctr_csr_read(CSR_SIREG2);
+	data = ssctr_csr_read(CSR_SIREG3);
+	riscv_ssctr_clear();
 
 	caps->type = FIELD_GET(CTRDATA_TYPE, data) == CTR_TYPE_BRANCH_T;
 	caps->misp = target & CTRTARGET_MISP;
 	caps->cycles = (data & CTRDATA_CCV) && (data & CTRDATA_CC);
 }
 
-/* riscv_ctr_probe_caps(), interrupts off. */
-static int __ctr_probe_caps(unsigned int max, struct riscv_ctr_caps *caps)
+/* riscv_ssctr_probe_caps(), interrupts off. */
+static int __ssctr_probe_caps(unsigned int max, struct riscv_ssctr_caps *caps)
 {
-	*caps = (struct riscv_ctr_caps){ };
-	if (!ctr_accessible(CSR_SCTRDEPTH) || !ctr_accessible(CSR_SIREG))
+	*caps = (struct riscv_ssctr_caps){ };
+	if (!ssctr_accessible(CSR_SCTRDEPTH) || !ssctr_accessible(CSR_SIREG))
 		return -EACCES;
 
-	ctr_csr_write(CSR_SCTRCTL, 0);
-	caps->depths = ctr_probe_depths();
-	caps->depth = ctr_pick_depth(caps->depths, max);
+	ssctr_csr_write(CSR_SCTRCTL, 0);
+	caps->depths = ssctr_probe_depths();
+	caps->depth = ssctr_pick_depth(caps->depths, max);
 	if (caps->depth < 0)
 		return -ENODEV;
-	ctr_csr_write(CSR_SCTRDEPTH, caps->depth);
-	caps->entries = CTR_DEPTH_ENTRIES(caps->depth);
+	ssctr_csr_write(CSR_SCTRDEPTH, caps->depth);
+	caps->entries = SSCTR_DEPTH_ENTRIES(caps->depth);
 
-	caps->ctl = ctr_probe_ctl();
+	caps->ctl = ssctr_probe_ctl();
 	if (riscv_has_extension_unlikely(RISCV_ISA_EXT_H))
-		caps->guest_ctl = ctr_probe_guest_ctl();
+		caps->guest_ctl = ssctr_probe_guest_ctl();
 	/* Nothing records (sctrctl is 0): FROZEN can be tried. */
-	ctr_status_read_set(SCTRSTATUS_FROZEN);
-	caps->frozen_writable = ctr_csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_FROZEN;
-	ctr_csr_write(CSR_SCTRSTATUS, 0);
-	ctr_probe_entry(caps);
+	ssctr_status_read_set(SCTRSTATUS_FROZEN);
+	caps->frozen_writable = ssctr_csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_FROZEN;
+	ssctr_csr_write(CSR_SCTRSTATUS, 0);
+	ssctr_probe_entry(caps);
 	return 0;
 }
 
 /**
- * riscv_ctr_probe_caps() - find out what this hart implements of CTR
+ * riscv_ssctr_probe_caps() - find out what this hart implements of CTR
  * @max: the most entries to use
  * @caps: what was found
  *
@@ -603,19 +603,19 @@ static int __ctr_probe_caps(unsigned int max, struct riscv_ctr_caps *caps)
  * Return: 0, or -EACCES when firmware keeps the CSRs or the entry window
  * from S-mode, or -ENODEV when no depth sticks.
  */
-VISIBLE_IF_KUNIT int riscv_ctr_probe_caps(unsigned int max,
-					  struct riscv_ctr_caps *caps)
+VISIBLE_IF_KUNIT int riscv_ssctr_probe_caps(unsigned int max,
+					    struct riscv_ssctr_caps *caps)
 {
 	unsigned long flags;
 	int ret;
 
 	local_irq_save(flags);
-	ret = __ctr_probe_caps(max, caps);
+	ret = __ssctr_probe_caps(max, caps);
 	local_irq_restore(flags);
 	return ret;
 }
 
-static void ctr_print_caps(const struct riscv_ctr_caps *caps)
+static void ssctr_print_caps(const struct riscv_ssctr_caps *caps)
 {
 	pr_info("%u entries (depths %#x), filters %#llx, %s types, %s mispredicts, %s cycles, %s freeze, %s call stacks\n",
 		caps->entries, caps->depths, caps->ctl & CTRCTL_FILTERS,
@@ -626,7 +626,7 @@ static void ctr_print_caps(const struct riscv_ctr_caps *caps)
 }
 
 /**
- * riscv_ctr_probe() - find out whether the harts record control transfers
+ * riscv_ssctr_probe() - find out whether the harts record control transfers
  * @pmu: the PMU that will take branch stack events
  *
  * Called once, before @pmu is registered and after its capabilities are
@@ -634,14 +634,14 @@ static void ctr_print_caps(const struct riscv_ctr_caps *caps)
  * implementation, as they share one PMU. With call-stack mode, @pmu gets
  * the cache perf allocates each task's saved call stack from.
  */
-void riscv_ctr_probe(struct pmu *pmu)
+void riscv_ssctr_probe(struct pmu *pmu)
 {
-	struct riscv_ctr_caps caps;
+	struct riscv_ssctr_caps caps;
 	unsigned int max;
 	int ret;
 
 	/* The words follow perf's ABI, not the hart: set them up in any case. */
-	ctr_init_words();
+	ssctr_init_words();
 	if (!riscv_isa_extension_available(NULL, SSCTR))
 		return;
 	/* Records are read out when a counter overflows, or never. */
@@ -650,9 +650,9 @@ void riscv_ctr_probe(struct pmu *pmu)
 		return;
 	}
 
-	max = clamp(ctr_depth_param, CTR_DEPTH_ENTRIES(0), CTR_MAX_ENTRIES);
+	max = clamp(ssctr_depth_param, SSCTR_DEPTH_ENTRIES(0), SSCTR_MAX_ENTRIES);
 	preempt_disable();
-	ret = riscv_ctr_probe_caps(max, &caps);
+	ret = riscv_ssctr_probe_caps(max, &caps);
 	preempt_enable();
 	if (ret == -EACCES) {
 		pr_warn("CTR registers are not accessible: firmware leaves mstateen0.CTR or .CSRIND clear\n");
@@ -664,89 +664,89 @@ void riscv_ctr_probe(struct pmu *pmu)
 	}
 
 	/* Once: a second probe would register the notifier twice. */
-	if (WARN_ON_ONCE(ctr_cpus))
+	if (WARN_ON_ONCE(ssctr_cpus))
 		return;
-	ctr_cpus = __alloc_percpu(sizeof(struct ctr_cpu) +
-				  caps.entries * (sizeof(struct perf_branch_entry) +
-						  sizeof(struct riscv_ctr_entry)),
-				  __alignof__(struct ctr_cpu));
-	if (!ctr_cpus)
+	ssctr_cpus = __alloc_percpu(sizeof(struct ssctr_cpu) +
+				    caps.entries * (sizeof(struct perf_branch_entry) +
+						    sizeof(struct riscv_ssctr_entry)),
+				  __alignof__(struct ssctr_cpu));
+	if (!ssctr_cpus)
 		return;
 
 	if (caps.ctl & CTRCTL_RASEMU) {
 		pmu->task_ctx_cache =
 			kmem_cache_create("riscv_ctr_task_ctx",
-					  struct_size_t(struct ctr_task_ctx, raw, caps.entries),
+					  struct_size_t(struct ssctr_task_ctx, raw, caps.entries),
 					  0, 0, NULL);
 		if (!pmu->task_ctx_cache)
 			caps.ctl &= ~CTRCTL_RASEMU;
 	}
 
-	ctr_caps = caps;
-	ctr_print_caps(&ctr_caps);
-	ctr_pm_register();
+	ssctr_caps = caps;
+	ssctr_print_caps(&ssctr_caps);
+	ssctr_pm_register();
 	/* Before any BPF program can be verified: the JIT inlines the call. */
-	static_call_update(perf_snapshot_branch_stack, riscv_ctr_snapshot);
+	static_call_update(perf_snapshot_branch_stack, riscv_ssctr_snapshot);
 }
 
 /**
- * riscv_ctr_remove() - undo riscv_ctr_probe()
- * @pmu: the PMU riscv_ctr_probe() was given
+ * riscv_ssctr_remove() - undo riscv_ssctr_probe()
+ * @pmu: the PMU riscv_ssctr_probe() was given
  *
- * For the PMU driver's probe when it fails after riscv_ctr_probe(): @pmu
+ * For the PMU driver's probe when it fails after riscv_ssctr_probe(): @pmu
  * was never registered, or was unregistered, so no event uses CTR. Does
- * nothing when riscv_ctr_probe() found none; afterwards the driver is as
- * before riscv_ctr_probe(), which may run again.
+ * nothing when riscv_ssctr_probe() found none; afterwards the driver is as
+ * before riscv_ssctr_probe(), which may run again.
  */
-void riscv_ctr_remove(struct pmu *pmu)
+void riscv_ssctr_remove(struct pmu *pmu)
 {
-	if (!ctr_cpus)
+	if (!ssctr_cpus)
 		return;
 	static_call_update(perf_snapshot_branch_stack,
 			   (void *)&__static_call_return0);
-	ctr_pm_unregister();
+	ssctr_pm_unregister();
 	kmem_cache_destroy(pmu->task_ctx_cache);
 	pmu->task_ctx_cache = NULL;
-	ctr_caps = (struct riscv_ctr_caps){ };
-	free_percpu(ctr_cpus);
-	ctr_cpus = NULL;
+	ssctr_caps = (struct riscv_ssctr_caps){ };
+	free_percpu(ssctr_cpus);
+	ssctr_cpus = NULL;
 }
 
 /* Stop recording, select the depth and wipe the buffer. */
-static void ctr_hw_reset(void)
+static void ssctr_hw_reset(void)
 {
-	ctr_csr_write(CSR_SCTRCTL, 0);
+	ssctr_csr_write(CSR_SCTRCTL, 0);
 	/*
 	 * Guest enables left by firmware or a previous kernel would record
 	 * a guest's branches into this buffer: no guest records until KVM
 	 * says so.
 	 */
 	if (riscv_has_extension_unlikely(RISCV_ISA_EXT_H))
-		ctr_csr_write(CSR_VSCTRCTL, 0);
-	ctr_csr_write(CSR_SCTRDEPTH, ctr_caps.depth);
-	ctr_csr_write(CSR_SCTRSTATUS, 0);
-	riscv_ctr_clear();
+		ssctr_csr_write(CSR_VSCTRCTL, 0);
+	ssctr_csr_write(CSR_SCTRDEPTH, ssctr_caps.depth);
+	ssctr_csr_write(CSR_SCTRSTATUS, 0);
+	riscv_ssctr_clear();
 }
 
 /**
- * riscv_ctr_reset() - put this hart's CTR into a known, idle state
+ * riscv_ssctr_reset() - put this hart's CTR into a known, idle state
  *
  * Called on every hart as it comes online or goes offline: select the
  * depth, stop recording, host and guest (vsctrctl), and wipe whatever
  * firmware, a previous kernel or the last user of this hart left in it.
  */
-void riscv_ctr_reset(void)
+void riscv_ssctr_reset(void)
 {
-	struct ctr_cpu *cc;
+	struct ssctr_cpu *cc;
 
-	if (!ctr_caps.entries)
+	if (!ssctr_caps.entries)
 		return;
 
-	ctr_hw_reset();
-	WARN_ONCE(FIELD_GET(SCTRDEPTH_DEPTH, ctr_csr_read(CSR_SCTRDEPTH)) !=
-		  ctr_caps.depth, "CPU%d cannot select CTR depth %u\n",
-		  smp_processor_id(), ctr_caps.entries);
-	cc = this_cpu_ptr(ctr_cpus);
+	ssctr_hw_reset();
+	WARN_ONCE(FIELD_GET(SCTRDEPTH_DEPTH, ssctr_csr_read(CSR_SCTRDEPTH)) !=
+		  ssctr_caps.depth, "CPU%d cannot select CTR depth %u\n",
+		  smp_processor_id(), ssctr_caps.entries);
+	cc = this_cpu_ptr(ssctr_cpus);
 	cc->ctl = 0;
 	cc->recorded = 0;
 	cc->ctl_recorded = 0;
@@ -754,13 +754,13 @@ void riscv_ctr_reset(void)
 }
 
 /**
- * riscv_ctr_num_branches() - the number of records a branch stack can hold
+ * riscv_ssctr_num_branches() - the number of records a branch stack can hold
  *
  * Return: the depth of the CTR buffer, or 0 when there is none.
  */
-unsigned int riscv_ctr_num_branches(void)
+unsigned int riscv_ssctr_num_branches(void)
 {
-	return ctr_caps.entries;
+	return ssctr_caps.entries;
 }
 
 /*
@@ -771,31 +771,31 @@ unsigned int riscv_ctr_num_branches(void)
 static ssize_t branches_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
 {
-	return sysfs_emit(buf, "%u\n", ctr_caps.entries);
+	return sysfs_emit(buf, "%u\n", ssctr_caps.entries);
 }
 static DEVICE_ATTR_RO(branches);
 
 static ssize_t branch_depths_show(struct device *dev,
 				  struct device_attribute *attr, char *buf)
 {
-	unsigned long depths = ctr_caps.depths;
+	unsigned long depths = ssctr_caps.depths;
 	int len = 0, d;
 
 	for_each_set_bit(d, &depths, SCTRDEPTH_MAX + 1)
 		len += sysfs_emit_at(buf, len, "%s%u", len ? " " : "",
-				     CTR_DEPTH_ENTRIES(d));
+				     SSCTR_DEPTH_ENTRIES(d));
 	return len + sysfs_emit_at(buf, len, "\n");
 }
 static DEVICE_ATTR_RO(branch_depths);
 
 /* Can the hart record @types without the other types of ANY? */
-static bool ctr_hw_filters(const struct riscv_ctr_caps *caps, u16 types)
+static bool ssctr_hw_filters(const struct riscv_ssctr_caps *caps, u16 types)
 {
-	unsigned long others = CTR_TYPES_ANY & ~types;
+	unsigned long others = SSCTR_TYPES_ANY & ~types;
 	int t;
 
-	for_each_set_bit(t, &others, CTR_NR_TYPES)
-		if (!(caps->ctl & ctr_type_inhibit[t]))
+	for_each_set_bit(t, &others, SSCTR_NR_TYPES)
+		if (!(caps->ctl & ssctr_type_inhibit[t]))
 			return false;
 	return true;
 }
@@ -811,18 +811,18 @@ static ssize_t branch_hw_filters_show(struct device *dev,
 {
 	int len = 0, i;
 
-	for (i = 0; i < ARRAY_SIZE(ctr_filter_types); i++)
-		if (ctr_filter_types[i].name &&
-		    ctr_hw_filters(&ctr_caps, ctr_filter_types[i].types))
+	for (i = 0; i < ARRAY_SIZE(ssctr_filter_types); i++)
+		if (ssctr_filter_types[i].name &&
+		    ssctr_hw_filters(&ssctr_caps, ssctr_filter_types[i].types))
 			len += sysfs_emit_at(buf, len, "%s%s", len ? " " : "",
-					     ctr_filter_types[i].name);
-	if (ctr_caps.ctl & CTRCTL_NTBREN)
+					     ssctr_filter_types[i].name);
+	if (ssctr_caps.ctl & CTRCTL_NTBREN)
 		len += sysfs_emit_at(buf, len, "%snot_taken", len ? " " : "");
 	return len + sysfs_emit_at(buf, len, "\n");
 }
 static DEVICE_ATTR_RO(branch_hw_filters);
 
-#define CTR_CAP_ATTR(name, expr)					\
+#define SSCTR_CAP_ATTR(name, expr)					\
 static ssize_t name##_show(struct device *dev,				\
 			   struct device_attribute *attr, char *buf)	\
 {									\
@@ -830,13 +830,13 @@ static ssize_t name##_show(struct device *dev,				\
 }									\
 static DEVICE_ATTR_RO(name)
 
-CTR_CAP_ATTR(branch_types, ctr_caps.type);
-CTR_CAP_ATTR(branch_mispred, ctr_caps.misp);
-CTR_CAP_ATTR(branch_cycles, ctr_caps.cycles);
-CTR_CAP_ATTR(branch_call_stack, ctr_caps.ctl & CTRCTL_RASEMU);
-CTR_CAP_ATTR(branch_freeze, ctr_caps.ctl & CTRCTL_LCOFIFRZ);
+SSCTR_CAP_ATTR(branch_types, ssctr_caps.type);
+SSCTR_CAP_ATTR(branch_mispred, ssctr_caps.misp);
+SSCTR_CAP_ATTR(branch_cycles, ssctr_caps.cycles);
+SSCTR_CAP_ATTR(branch_call_stack, ssctr_caps.ctl & CTRCTL_RASEMU);
+SSCTR_CAP_ATTR(branch_freeze, ssctr_caps.ctl & CTRCTL_LCOFIFRZ);
 
-static struct attribute *ctr_caps_attrs[] = {
+static struct attribute *ssctr_caps_attrs[] = {
 	&dev_attr_branches.attr,
 	&dev_attr_branch_depths.attr,
 	&dev_attr_branch_types.attr,
@@ -848,16 +848,16 @@ static struct attribute *ctr_caps_attrs[] = {
 	NULL,
 };
 
-static umode_t ctr_caps_is_visible(struct kobject *kobj, struct attribute *attr,
-				   int i)
+static umode_t ssctr_caps_is_visible(struct kobject *kobj, struct attribute *attr,
+				     int i)
 {
-	return ctr_caps.entries ? attr->mode : 0;
+	return ssctr_caps.entries ? attr->mode : 0;
 }
 
-const struct attribute_group riscv_ctr_caps_group = {
+const struct attribute_group riscv_ssctr_caps_group = {
 	.name = "caps",
-	.attrs = ctr_caps_attrs,
-	.is_visible = ctr_caps_is_visible,
+	.attrs = ssctr_caps_attrs,
+	.is_visible = ssctr_caps_is_visible,
 };
 
 /*
@@ -875,50 +875,50 @@ const struct attribute_group riscv_ctr_caps_group = {
  * from consecutive records rely on it. Not-taken branches come only with
  * @not_taken (the PMU's not_taken format attribute), beside COND or ANY.
  */
-VISIBLE_IF_KUNIT int riscv_ctr_request(u64 branch_sample_type, bool not_taken,
-				       u32 *request)
+VISIBLE_IF_KUNIT int riscv_ssctr_request(u64 branch_sample_type, bool not_taken,
+					 u32 *request)
 {
 	u64 bst = branch_sample_type;
 	u32 req = 0;
 	int i;
 
-	BUILD_BUG_ON((CTR_BRANCH_PRIV | CTR_BRANCH_TYPES | CTR_BRANCH_FLAGS |
-		      CTR_BRANCH_UNSUPPORTED | PERF_SAMPLE_BRANCH_CALL_STACK) !=
+	BUILD_BUG_ON((SSCTR_BRANCH_PRIV | SSCTR_BRANCH_TYPES | SSCTR_BRANCH_FLAGS |
+		      SSCTR_BRANCH_UNSUPPORTED | PERF_SAMPLE_BRANCH_CALL_STACK) !=
 		     PERF_SAMPLE_BRANCH_MAX - 1);
-	BUILD_BUG_ON(CTR_BRANCH_PRIV & CTR_BRANCH_TYPES);
-	BUILD_BUG_ON((CTR_BRANCH_PRIV | CTR_BRANCH_TYPES) & CTR_BRANCH_FLAGS);
-	BUILD_BUG_ON(CTR_REQ_BITS > 32);
+	BUILD_BUG_ON(SSCTR_BRANCH_PRIV & SSCTR_BRANCH_TYPES);
+	BUILD_BUG_ON((SSCTR_BRANCH_PRIV | SSCTR_BRANCH_TYPES) & SSCTR_BRANCH_FLAGS);
+	BUILD_BUG_ON(SSCTR_REQ_BITS > 32);
 
-	if (bst & CTR_BRANCH_UNSUPPORTED)
+	if (bst & SSCTR_BRANCH_UNSUPPORTED)
 		return -EOPNOTSUPP;
 
 	if (bst & PERF_SAMPLE_BRANCH_CALL_STACK) {
-		if ((bst & CTR_BRANCH_TYPES) || not_taken)
+		if ((bst & SSCTR_BRANCH_TYPES) || not_taken)
 			return -EINVAL;
 		if (bst & (PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV))
 			return -EOPNOTSUPP;
 		if (!(bst & PERF_SAMPLE_BRANCH_USER))
 			return -EINVAL;
-		*request = CTR_REQ_CALLSTACK | CTR_REQ_U | CTR_TYPES_CALLSTACK;
+		*request = SSCTR_REQ_CALLSTACK | SSCTR_REQ_U | SSCTR_TYPES_CALLSTACK;
 		return 0;
 	}
 
-	for (i = 0; i < ARRAY_SIZE(ctr_filter_types); i++)
-		if (bst & ctr_filter_types[i].filter)
-			req |= ctr_filter_types[i].types;
+	for (i = 0; i < ARRAY_SIZE(ssctr_filter_types); i++)
+		if (bst & ssctr_filter_types[i].filter)
+			req |= ssctr_filter_types[i].types;
 	/* A not-taken branch (NTBREN) has the next instruction as target. */
 	if (not_taken) {
 		if (!(bst & (PERF_SAMPLE_BRANCH_COND | PERF_SAMPLE_BRANCH_ANY)))
 			return -EINVAL;
-		req |= CTR_T(BRANCH_NT);
+		req |= SSCTR_T(BRANCH_NT);
 	}
 
 	if (bst & PERF_SAMPLE_BRANCH_USER)
-		req |= CTR_REQ_U;
+		req |= SSCTR_REQ_U;
 	if (bst & (PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV))
-		req |= CTR_REQ_S;
+		req |= SSCTR_REQ_S;
 
-	if (!(req & CTR_REQ_TYPES) || !(req & (CTR_REQ_U | CTR_REQ_S)))
+	if (!(req & SSCTR_REQ_TYPES) || !(req & (SSCTR_REQ_U | SSCTR_REQ_S)))
 		return -EINVAL;
 
 	*request = req;
@@ -933,24 +933,24 @@ VISIBLE_IF_KUNIT int riscv_ctr_request(u64 branch_sample_type, bool not_taken,
  * stack, which RASEMU keeps to calls by itself, can be met. Not-taken
  * branches need NTBREN, and TYPE to tell them from taken ones.
  */
-VISIBLE_IF_KUNIT int riscv_ctr_check(const struct riscv_ctr_caps *caps,
-				     u64 branch_sample_type, bool not_taken,
-				     u32 *request)
+VISIBLE_IF_KUNIT int riscv_ssctr_check(const struct riscv_ssctr_caps *caps,
+				       u64 branch_sample_type, bool not_taken,
+				       u32 *request)
 {
 	u32 req;
 	int ret;
 
-	ret = riscv_ctr_request(branch_sample_type, not_taken, &req);
+	ret = riscv_ssctr_request(branch_sample_type, not_taken, &req);
 	if (ret)
 		return ret;
-	if (req & CTR_REQ_CALLSTACK) {
+	if (req & SSCTR_REQ_CALLSTACK) {
 		if (!(caps->ctl & CTRCTL_RASEMU))
 			return -EOPNOTSUPP;
-	} else if (req & CTR_T(BRANCH_NT)) {
+	} else if (req & SSCTR_T(BRANCH_NT)) {
 		if (!(caps->ctl & CTRCTL_NTBREN) || !caps->type)
 			return -EOPNOTSUPP;
-	} else if (!caps->type && (req & CTR_REQ_TYPES) != CTR_TYPES_ANY &&
-		   !ctr_hw_filters(caps, req & CTR_REQ_TYPES)) {
+	} else if (!caps->type && (req & SSCTR_REQ_TYPES) != SSCTR_TYPES_ANY &&
+		   !ssctr_hw_filters(caps, req & SSCTR_REQ_TYPES)) {
 		return -EOPNOTSUPP;
 	}
 
@@ -959,8 +959,8 @@ VISIBLE_IF_KUNIT int riscv_ctr_check(const struct riscv_ctr_caps *caps,
 }
 
 /* The sctrctl value that records what @request asks for on a hart with @caps. */
-VISIBLE_IF_KUNIT u64 riscv_ctr_ctl(const struct riscv_ctr_caps *caps,
-				   u32 request)
+VISIBLE_IF_KUNIT u64 riscv_ssctr_ctl(const struct riscv_ssctr_caps *caps,
+				     u32 request)
 {
 	u64 ctl = CTRCTL_LCOFIFRZ;
 	int t;
@@ -969,28 +969,28 @@ VISIBLE_IF_KUNIT u64 riscv_ctr_ctl(const struct riscv_ctr_caps *caps,
 	 * RASEMU ignores the type filters. The freeze stays: only user calls
 	 * are recorded, and none happen while the overflow is handled.
 	 */
-	if (request & CTR_REQ_CALLSTACK)
+	if (request & SSCTR_REQ_CALLSTACK)
 		return (ctl | CTRCTL_RASEMU | CTRCTL_U) & caps->ctl;
 
 	/*
 	 * With kernel branches recorded, the records of an overflow handler
 	 * that was entered unfrozen are told apart by the interrupt that led
-	 * to it (see ctr_first()): record interrupts then, whatever the
+	 * to it (see ssctr_first()): record interrupts then, whatever the
 	 * events asked for. Their samples leave them out, which takes TYPE;
 	 * without it, such an overflow finds no interrupt and gives no
 	 * records.
 	 */
-	if ((request & CTR_REQ_S) && caps->type)
-		request |= CTR_T(INTERRUPT);
+	if ((request & SSCTR_REQ_S) && caps->type)
+		request |= SSCTR_T(INTERRUPT);
 
-	if (request & CTR_REQ_U)
+	if (request & SSCTR_REQ_U)
 		ctl |= CTRCTL_U;
-	if (request & CTR_REQ_S)
+	if (request & SSCTR_REQ_S)
 		ctl |= CTRCTL_S;
-	for (t = 0; t < CTR_NR_TYPES; t++)
+	for (t = 0; t < SSCTR_NR_TYPES; t++)
 		if (!(request & BIT(t)))
-			ctl |= ctr_type_inhibit[t];
-	if (request & CTR_T(BRANCH_NT))
+			ctl |= ssctr_type_inhibit[t];
+	if (request & SSCTR_T(BRANCH_NT))
 		ctl |= CTRCTL_NTBREN;
 
 	return ctl & caps->ctl;
@@ -1003,30 +1003,30 @@ VISIBLE_IF_KUNIT u64 riscv_ctr_ctl(const struct riscv_ctr_caps *caps,
  * Per the spec, a record never holds an address of a mode @ctl does not
  * record: the end in such a mode reads 0.
  */
-VISIBLE_IF_KUNIT u32 riscv_ctr_recorded(const struct riscv_ctr_caps *caps,
-					u64 ctl)
+VISIBLE_IF_KUNIT u32 riscv_ssctr_recorded(const struct riscv_ssctr_caps *caps,
+					  u64 ctl)
 {
 	u32 rec = 0;
 	int t;
 
 	if (ctl & CTRCTL_U)
-		rec |= CTR_REQ_U;
+		rec |= SSCTR_REQ_U;
 	if (ctl & CTRCTL_S)
-		rec |= CTR_REQ_S;
+		rec |= SSCTR_REQ_S;
 	if (!rec || !caps->type)
 		return rec;
 	if (ctl & CTRCTL_RASEMU)
-		return rec | CTR_TYPES_CALLSTACK;
-	for (t = 0; t < CTR_NR_TYPES; t++)
-		if (ctr_type_inhibit[t] && !(ctl & ctr_type_inhibit[t]))
+		return rec | SSCTR_TYPES_CALLSTACK;
+	for (t = 0; t < SSCTR_NR_TYPES; t++)
+		if (ssctr_type_inhibit[t] && !(ctl & ssctr_type_inhibit[t]))
 			rec |= BIT(t);
 	if (ctl & CTRCTL_NTBREN)
-		rec |= CTR_T(BRANCH_NT);
+		rec |= SSCTR_T(BRANCH_NT);
 	return rec;
 }
 
 /* The decoded value of a record's cycle count, 0 when it is not valid. */
-static __always_inline u32 ctr_cycles(u64 data)
+static __always_inline u32 ssctr_cycles(u64 data)
 {
 	u32 ccm = FIELD_GET(CTRDATA_CCM, data);
 	u32 cce = FIELD_GET(CTRDATA_CCE, data);
@@ -1036,15 +1036,15 @@ static __always_inline u32 ctr_cycles(u64 data)
 	return cce ? (4096 + ccm) << (cce - 1) : ccm;
 }
 
-VISIBLE_IF_KUNIT u32 riscv_ctr_cycles(u64 data)
+VISIBLE_IF_KUNIT u32 riscv_ssctr_cycles(u64 data)
 {
-	return ctr_cycles(data);
+	return ssctr_cycles(data);
 }
 
-/* ctr_cycles_word() of a valid count that is not its CC field as it is. */
-static noinline u64 ctr_cycles_word_slow(u64 data, unsigned int shift)
+/* ssctr_cycles_word() of a valid count that is not its CC field as it is. */
+static noinline u64 ssctr_cycles_word_slow(u64 data, unsigned int shift)
 {
-	return (u64)umin(ctr_cycles(data), U16_MAX) << shift;
+	return (u64)umin(ssctr_cycles(data), U16_MAX) << shift;
 }
 
 /*
@@ -1055,7 +1055,7 @@ static noinline u64 ctr_cycles_word_slow(u64 data, unsigned int shift)
  * one mask, one compare and two shifts read it. The rest are decoded
  * out of line. This runs for every record of a sample.
  */
-static __always_inline u64 ctr_cycles_word(u64 data, unsigned int shift)
+static __always_inline u64 ssctr_cycles_word(u64 data, unsigned int shift)
 {
 	/* CCV set, CCE below 2: CC's top three bits clear. */
 	const u64 mask = CTRDATA_CCV | (CTRDATA_CC & ~GENMASK_ULL(28, 0));
@@ -1065,55 +1065,55 @@ static __always_inline u64 ctr_cycles_word(u64 data, unsigned int shift)
 	/* A hart whose counter does not run has CCV clear throughout. */
 	if (!(data & CTRDATA_CCV))
 		return 0;
-	return ctr_cycles_word_slow(data, shift);
+	return ssctr_cycles_word_slow(data, shift);
 }
 
-VISIBLE_IF_KUNIT u64 riscv_ctr_cycles_word(u64 data, unsigned int shift)
+VISIBLE_IF_KUNIT u64 riscv_ssctr_cycles_word(u64 data, unsigned int shift)
 {
-	return ctr_cycles_word(data, shift);
+	return ssctr_cycles_word(data, shift);
 }
 
-static void ctr_init_words(void)
+static void ssctr_init_words(void)
 {
-	union ctr_branch b;
+	union ssctr_branch b;
 	int t;
 
-	for (t = 0; t < CTR_NR_TYPES; t++) {
-		b = (union ctr_branch){ .e.type = ctr_perf_types[t].type,
-					.e.new_type = ctr_perf_types[t].new_type };
-		ctr_words.type[t] = b.w[2];
+	for (t = 0; t < SSCTR_NR_TYPES; t++) {
+		b = (union ssctr_branch){ .e.type = ssctr_perf_types[t].type,
+					.e.new_type = ssctr_perf_types[t].new_type };
+		ssctr_words.type[t] = b.w[2];
 	}
-	for (t = 0; t < CTR_NR_EXC; t++) {
-		static const u8 exc_new_type[CTR_NR_EXC] = {
-			[CTR_EXC_DATA]	= PERF_BR_NEW_FAULT_DATA,
-			[CTR_EXC_INST]	= PERF_BR_NEW_FAULT_INST,
-			[CTR_EXC_OTHER]	= PERF_BR_RISCV_EXCEPTION,
+	for (t = 0; t < SSCTR_NR_EXC; t++) {
+		static const u8 exc_new_type[SSCTR_NR_EXC] = {
+			[SSCTR_EXC_DATA]	= PERF_BR_NEW_FAULT_DATA,
+			[SSCTR_EXC_INST]	= PERF_BR_NEW_FAULT_INST,
+			[SSCTR_EXC_OTHER]	= PERF_BR_RISCV_EXCEPTION,
 		};
 
-		b = (union ctr_branch){ .e.type = t == CTR_EXC_SYSCALL ?
+		b = (union ssctr_branch){ .e.type = t == SSCTR_EXC_SYSCALL ?
 					PERF_BR_SYSCALL : PERF_BR_EXTEND_ABI,
 					.e.new_type = exc_new_type[t] };
-		ctr_words.exc[t] = b.w[2];
+		ssctr_words.exc[t] = b.w[2];
 	}
-	b = (union ctr_branch){ .e.predicted = 1 };
-	ctr_words.pred[0] = b.w[2];
-	b = (union ctr_branch){ .e.mispred = 1 };
-	ctr_words.pred[1] = b.w[2];
-	/* ctr_read_all() shifts predicted into mispred. */
-	WARN_ON(ctr_words.pred[0] >> 1 != ctr_words.pred[1]);
-	b = (union ctr_branch){ .e.priv = PERF_BR_PRIV_USER };
-	ctr_words.priv[0] = b.w[2];
-	b = (union ctr_branch){ .e.priv = PERF_BR_PRIV_KERNEL };
-	ctr_words.priv[1] = b.w[2];
-	b = (union ctr_branch){ .e.cycles = 1 };
-	ctr_words.cycles_shift = __ffs64(b.w[2]);
+	b = (union ssctr_branch){ .e.predicted = 1 };
+	ssctr_words.pred[0] = b.w[2];
+	b = (union ssctr_branch){ .e.mispred = 1 };
+	ssctr_words.pred[1] = b.w[2];
+	/* ssctr_read_all() shifts predicted into mispred. */
+	WARN_ON(ssctr_words.pred[0] >> 1 != ssctr_words.pred[1]);
+	b = (union ssctr_branch){ .e.priv = PERF_BR_PRIV_USER };
+	ssctr_words.priv[0] = b.w[2];
+	b = (union ssctr_branch){ .e.priv = PERF_BR_PRIV_KERNEL };
+	ssctr_words.priv[1] = b.w[2];
+	b = (union ssctr_branch){ .e.cycles = 1 };
+	ssctr_words.cycles_shift = __ffs64(b.w[2]);
 }
 
 /*
  * On RV64 user space is the lower and the kernel the upper half of the
  * address space, whatever the paging mode.
  */
-static inline bool ctr_kernel_addr(u64 addr)
+static inline bool ssctr_kernel_addr(u64 addr)
 {
 	return (s64)addr < 0;
 }
@@ -1127,53 +1127,53 @@ static inline bool ctr_kernel_addr(u64 addr)
  * instruction that cannot be read (an instruction fault, or a source of
  * 0 from an unrecorded mode), or another exception.
  */
-#define CTR_INSN_ECALL		0x00000073
+#define SSCTR_INSN_ECALL		0x00000073
 
 /* 16 bits of the instruction at @addr, kernel or user, without faulting. */
-static int ctr_read_parcel(u64 addr, u16 *parcel)
+static int ssctr_read_parcel(u64 addr, u16 *parcel)
 {
-	if (ctr_kernel_addr(addr))
+	if (ssctr_kernel_addr(addr))
 		return copy_from_kernel_nofault(parcel, (void *)addr,
 						sizeof(*parcel));
 	return copy_from_user_nofault(parcel, (void __user *)addr,
 				      sizeof(*parcel));
 }
 
-static noinline u64 ctr_exception_word(u64 from)
+static noinline u64 ssctr_exception_word(u64 from)
 {
 	u16 lo, hi;
 	u32 insn;
 
 	if (!from)
-		return ctr_words.exc[CTR_EXC_OTHER];
-	if (ctr_read_parcel(from, &lo))
-		return ctr_words.exc[CTR_EXC_INST];
+		return ssctr_words.exc[SSCTR_EXC_OTHER];
+	if (ssctr_read_parcel(from, &lo))
+		return ssctr_words.exc[SSCTR_EXC_INST];
 
 	if ((lo & 3) != 3) {
 		/* Compressed: the loads and stores of quadrants 0 and 2. */
 		unsigned int funct3 = lo >> 13;
 
 		if ((lo & 3) == 0 && funct3)
-			return ctr_words.exc[CTR_EXC_DATA];
+			return ssctr_words.exc[SSCTR_EXC_DATA];
 		if ((lo & 3) == 2 && funct3 && funct3 != 4)
-			return ctr_words.exc[CTR_EXC_DATA];
-		return ctr_words.exc[CTR_EXC_OTHER];
+			return ssctr_words.exc[SSCTR_EXC_DATA];
+		return ssctr_words.exc[SSCTR_EXC_OTHER];
 	}
 	/* The second half may be on the next page: read it on its own. */
-	if (ctr_read_parcel(from + 2, &hi))
-		return ctr_words.exc[CTR_EXC_INST];
+	if (ssctr_read_parcel(from + 2, &hi))
+		return ssctr_words.exc[SSCTR_EXC_INST];
 	insn = lo | (u32)hi << 16;
-	if (insn == CTR_INSN_ECALL)
-		return ctr_words.exc[CTR_EXC_SYSCALL];
+	if (insn == SSCTR_INSN_ECALL)
+		return ssctr_words.exc[SSCTR_EXC_SYSCALL];
 	switch (insn & 0x7f) {
 	case 0x03:	/* LOAD */
 	case 0x07:	/* LOAD-FP, vector loads */
 	case 0x23:	/* STORE */
 	case 0x27:	/* STORE-FP, vector stores */
 	case 0x2f:	/* AMO */
-		return ctr_words.exc[CTR_EXC_DATA];
+		return ssctr_words.exc[SSCTR_EXC_DATA];
 	}
-	return ctr_words.exc[CTR_EXC_OTHER];
+	return ssctr_words.exc[SSCTR_EXC_OTHER];
 }
 
 /*
@@ -1185,14 +1185,14 @@ static noinline u64 ctr_exception_word(u64 from)
  * with U alone neither is recorded (the driver sets no STE): a transfer
  * whose every end lies in U is the only one U alone records.
  */
-static __always_inline bool ctr_priv_clip(u32 request, u64 *from, u64 *to)
+static __always_inline bool ssctr_priv_clip(u32 request, u64 *from, u64 *to)
 {
-	if (!(request & CTR_REQ_S))
-		return !ctr_kernel_addr(*from | *to);
-	if (!(request & CTR_REQ_U)) {
-		if (!ctr_kernel_addr(*from))
+	if (!(request & SSCTR_REQ_S))
+		return !ssctr_kernel_addr(*from | *to);
+	if (!(request & SSCTR_REQ_U)) {
+		if (!ssctr_kernel_addr(*from))
 			*from = 0;
-		if (!ctr_kernel_addr(*to))
+		if (!ssctr_kernel_addr(*to))
 			*to = 0;
 		return *from | *to;
 	}
@@ -1200,18 +1200,18 @@ static __always_inline bool ctr_priv_clip(u32 request, u64 *from, u64 *to)
 }
 
 /* The valid records from logical entry @first on, at most @max of them. */
-static unsigned int ctr_read_raw(struct riscv_ctr_entry *raw,
-				 unsigned int first, unsigned int max)
+static unsigned int ssctr_read_raw(struct riscv_ssctr_entry *raw,
+				   unsigned int first, unsigned int max)
 {
 	unsigned int i;
 
 	for (i = 0; i < max; i++) {
-		ctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + first + i);
-		raw[i].source = ctr_csr_read(CSR_SIREG);
+		ssctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + first + i);
+		raw[i].source = ssctr_csr_read(CSR_SIREG);
 		if (!(raw[i].source & CTRSOURCE_VALID))
 			break;
-		raw[i].target = ctr_csr_read(CSR_SIREG2);
-		raw[i].data = ctr_csr_read(CSR_SIREG3);
+		raw[i].target = ssctr_csr_read(CSR_SIREG2);
+		raw[i].data = ssctr_csr_read(CSR_SIREG3);
 	}
 
 	return i;
@@ -1222,23 +1222,23 @@ static unsigned int ctr_read_raw(struct riscv_ctr_entry *raw,
  * them; return how many. Interrupts are off: siselect is shared with the
  * AIA.
  */
-VISIBLE_IF_KUNIT unsigned int riscv_ctr_read_entries(struct riscv_ctr_entry *raw,
-						     unsigned int max)
+VISIBLE_IF_KUNIT unsigned int riscv_ssctr_read_entries(struct riscv_ssctr_entry *raw,
+						       unsigned int max)
 {
-	return ctr_read_raw(raw, 0, max);
+	return ssctr_read_raw(raw, 0, max);
 }
 
 /*
  * The records come from the hart (or the model @m), or, with @raw, from
  * the copy of the @limit logical entries from @first on that
- * ctr_read_raw() made.
+ * ssctr_read_raw() made.
  */
 static __always_inline unsigned int
-__ctr_decode(const struct riscv_ctr_csr_model *m,
-	     const struct riscv_ctr_entry *raw, unsigned int limit,
-	     const struct riscv_ctr_caps *caps, unsigned int first,
-	     unsigned int max, u32 request, u64 branch_sample_type,
-	     struct perf_branch_entry *out, int *youngest)
+__ssctr_decode(const struct riscv_ssctr_csr_model *m,
+	       const struct riscv_ssctr_entry *raw, unsigned int limit,
+	       const struct riscv_ssctr_caps *caps, unsigned int first,
+	       unsigned int max, u32 request, u64 branch_sample_type,
+	       struct perf_branch_entry *out, int *youngest)
 {
 	const bool types = caps->type;
 	const bool flags = caps->misp &&
@@ -1256,10 +1256,10 @@ __ctr_decode(const struct riscv_ctr_csr_model *m,
 	 * An event of one privilege mode takes records whose ends are all in
 	 * that mode (or 0): their privilege is known before reading them.
 	 */
-	if (save_priv && !(request & CTR_REQ_S))
-		priv = ctr_words.priv[0];
-	else if (save_priv && !(request & CTR_REQ_U))
-		priv = ctr_words.priv[1];
+	if (save_priv && !(request & SSCTR_REQ_S))
+		priv = ssctr_words.priv[0];
+	else if (save_priv && !(request & SSCTR_REQ_U))
+		priv = ssctr_words.priv[1];
 
 	for (i = first; i < limit && e < end; i++) {
 		u64 from, to, data, word = 0;
@@ -1270,23 +1270,23 @@ __ctr_decode(const struct riscv_ctr_csr_model *m,
 			to = raw[i - first].target;
 			data = raw[i - first].data;
 		} else {
-			__ctr_csr_write(m, CSR_SISELECT, CTR_ENTRY_SISELECT + i);
-			from = __ctr_csr_read(m, CSR_SIREG);
+			__ssctr_csr_write(m, CSR_SISELECT, CTR_ENTRY_SISELECT + i);
+			from = __ssctr_csr_read(m, CSR_SIREG);
 			if (!(from & CTRSOURCE_VALID))
 				break;
-			to = __ctr_csr_read(m, CSR_SIREG2);
-			data = __ctr_csr_read(m, CSR_SIREG3);
+			to = __ssctr_csr_read(m, CSR_SIREG2);
+			data = __ssctr_csr_read(m, CSR_SIREG3);
 		}
 		/* Without TYPE the field reads 0: PERF_BR_UNKNOWN. */
 		type = FIELD_GET(CTRDATA_TYPE, data);
 		if (flags)
-			word = ctr_words.pred[to & CTRTARGET_MISP];
-		from &= CTR_PC_MASK;
-		to &= CTR_PC_MASK;
+			word = ssctr_words.pred[to & CTRTARGET_MISP];
+		from &= SSCTR_PC_MASK;
+		to &= SSCTR_PC_MASK;
 
 		if (types && !(request & BIT(type)))
 			continue;
-		if (!ctr_priv_clip(request, &from, &to))
+		if (!ssctr_priv_clip(request, &from, &to))
 			continue;
 
 		if (youngest_i < 0)
@@ -1294,17 +1294,17 @@ __ctr_decode(const struct riscv_ctr_csr_model *m,
 		last = i;
 
 		if (cycles)
-			word |= ctr_cycles_word(data, ctr_words.cycles_shift);
+			word |= ssctr_cycles_word(data, ssctr_words.cycles_shift);
 		if (save_type)
 			word |= unlikely(type == CTR_TYPE_EXCEPTION) ?
-				ctr_exception_word(from) : ctr_words.type[type];
+				ssctr_exception_word(from) : ssctr_words.type[type];
 		/* Else it is that of the record's first non-zero end. */
 		if (save_priv && !priv && (from | to))
-			word |= ctr_words.priv[ctr_kernel_addr(from ?: to)];
+			word |= ssctr_words.priv[ssctr_kernel_addr(from ?: to)];
 		word |= priv;
-		((union ctr_branch *)e)->w[0] = from;
-		((union ctr_branch *)e)->w[1] = to;
-		((union ctr_branch *)e)->w[2] = word;
+		((union ssctr_branch *)e)->w[0] = from;
+		((union ssctr_branch *)e)->w[1] = to;
+		((union ssctr_branch *)e)->w[2] = word;
 		e++;
 	}
 	/* Consecutive when as many were taken as the span they come from. */
@@ -1319,73 +1319,73 @@ __ctr_decode(const struct riscv_ctr_csr_model *m,
  * counts (@cycles) are asked for: the common sample. Nothing is left out,
  * so each record is stored as it is read, and ctrdata is only read for
  * the cycle count. In a perf branch entry's flags word, mispred is the
- * bit below predicted (ctr_init_words() checks it): MISP shifts one into
+ * bit below predicted (ssctr_init_words() checks it): MISP shifts one into
  * the other.
  */
 static __always_inline unsigned int
-ctr_read_all(const struct riscv_ctr_csr_model *m, unsigned long sel,
-	     unsigned int nr, bool flags, bool cycles,
-	     struct perf_branch_entry *out)
+ssctr_read_all(const struct riscv_ssctr_csr_model *m, unsigned long sel,
+	       unsigned int nr, bool flags, bool cycles,
+	       struct perf_branch_entry *out)
 {
-	union ctr_branch *e = (union ctr_branch *)out, *end = e + nr;
-	const u64 pred = flags ? ctr_words.pred[0] : 0;
-	const unsigned int shift = ctr_words.cycles_shift;
+	union ssctr_branch *e = (union ssctr_branch *)out, *end = e + nr;
+	const u64 pred = flags ? ssctr_words.pred[0] : 0;
+	const unsigned int shift = ssctr_words.cycles_shift;
 	u64 from, to, data, word;
 
 	if (!nr)
 		return 0;
 	do {
-		__ctr_csr_write(m, CSR_SISELECT, sel++);
-		from = __ctr_csr_read(m, CSR_SIREG);
+		__ssctr_csr_write(m, CSR_SISELECT, sel++);
+		from = __ssctr_csr_read(m, CSR_SIREG);
 		if (!(from & CTRSOURCE_VALID))
 			break;
-		to = __ctr_csr_read(m, CSR_SIREG2);
+		to = __ssctr_csr_read(m, CSR_SIREG2);
 		word = pred >> (to & CTRTARGET_MISP);
 		if (cycles) {
-			data = __ctr_csr_read(m, CSR_SIREG3);
-			word |= ctr_cycles_word(data, shift);
+			data = __ssctr_csr_read(m, CSR_SIREG3);
+			word |= ssctr_cycles_word(data, shift);
 		}
-		e->w[0] = from & CTR_PC_MASK;
-		e->w[1] = to & CTR_PC_MASK;
+		e->w[0] = from & SSCTR_PC_MASK;
+		e->w[1] = to & SSCTR_PC_MASK;
 		e->w[2] = word;
 	} while (++e < end);
-	return e - (union ctr_branch *)out;
+	return e - (union ssctr_branch *)out;
 }
 
-/* ctr_read_all() from the copy ctr_read_raw() made. */
-static unsigned int ctr_copy_raw(const struct riscv_ctr_entry *raw,
-				 unsigned int nr, bool flags, bool cycles,
-				 struct perf_branch_entry *out)
+/* ssctr_read_all() from the copy ssctr_read_raw() made. */
+static unsigned int ssctr_copy_raw(const struct riscv_ssctr_entry *raw,
+				   unsigned int nr, bool flags, bool cycles,
+				   struct perf_branch_entry *out)
 {
-	union ctr_branch *e = (union ctr_branch *)out;
-	const u64 pred = flags ? ctr_words.pred[0] : 0;
+	union ssctr_branch *e = (union ssctr_branch *)out;
+	const u64 pred = flags ? ssctr_words.pred[0] : 0;
 	unsigned int i;
 	u64 word;
 
 	for (i = 0; i < nr; i++, e++) {
 		word = pred >> (raw[i].target & CTRTARGET_MISP);
 		if (cycles)
-			word |= ctr_cycles_word(raw[i].data,
-						ctr_words.cycles_shift);
-		e->w[0] = raw[i].source & CTR_PC_MASK;
-		e->w[1] = raw[i].target & CTR_PC_MASK;
+			word |= ssctr_cycles_word(raw[i].data,
+						  ssctr_words.cycles_shift);
+		e->w[0] = raw[i].source & SSCTR_PC_MASK;
+		e->w[1] = raw[i].target & SSCTR_PC_MASK;
 		e->w[2] = word;
 	}
 	return nr;
 }
 
-/* ctr_read_all() on the hart, one copy for each set of fields. */
-static unsigned int ctr_read_all_hart(unsigned long sel, unsigned int nr,
-				      bool flags, bool cycles,
-				      struct perf_branch_entry *out)
+/* ssctr_read_all() on the hart, one copy for each set of fields. */
+static unsigned int ssctr_read_all_hart(unsigned long sel, unsigned int nr,
+					bool flags, bool cycles,
+					struct perf_branch_entry *out)
 {
 	if (flags && cycles)
-		return ctr_read_all(NULL, sel, nr, true, true, out);
+		return ssctr_read_all(NULL, sel, nr, true, true, out);
 	if (flags)
-		return ctr_read_all(NULL, sel, nr, true, false, out);
+		return ssctr_read_all(NULL, sel, nr, true, false, out);
 	if (cycles)
-		return ctr_read_all(NULL, sel, nr, false, true, out);
-	return ctr_read_all(NULL, sel, nr, false, false, out);
+		return ssctr_read_all(NULL, sel, nr, false, true, out);
+	return ssctr_read_all(NULL, sel, nr, false, false, out);
 }
 
 /*
@@ -1393,11 +1393,11 @@ static unsigned int ctr_read_all_hart(unsigned long sel, unsigned int nr,
  * from logical entry @first on and at most @max of them; return how many.
  * They come from the hart (or the model @m), or, with @raw, from a copy
  * of the logical entries from @first up to @limit. @request is the
- * event's, @recorded what the buffer may hold (riscv_ctr_recorded()),
+ * event's, @recorded what the buffer may hold (riscv_ssctr_recorded()),
  * @branch_sample_type says which fields to fill in, @caps which of them
  * the hart records. *@youngest becomes the logical entry of the first
  * record taken when those taken are consecutive in the buffer, else -1:
- * only then does a sample have a hardware index (see riscv_ctr_sample()).
+ * only then does a sample have a hardware index (see riscv_ssctr_sample()).
  *
  * This runs for every record of every sample: one pass over the hart's
  * registers, each entry built in registers and stored once. When the
@@ -1407,71 +1407,71 @@ static unsigned int ctr_read_all_hart(unsigned long sel, unsigned int nr,
  * Interrupts are off: siselect is shared with the AIA.
  */
 static __always_inline unsigned int
-ctr_decode(const struct riscv_ctr_csr_model *m, const struct riscv_ctr_entry *raw,
-	   unsigned int limit, const struct riscv_ctr_caps *caps, u32 recorded,
-	   unsigned int first, unsigned int max, u32 request,
-	   u64 branch_sample_type, struct perf_branch_entry *out, int *youngest)
+ssctr_decode(const struct riscv_ssctr_csr_model *m, const struct riscv_ssctr_entry *raw,
+	     unsigned int limit, const struct riscv_ssctr_caps *caps, u32 recorded,
+	     unsigned int first, unsigned int max, u32 request,
+	     u64 branch_sample_type, struct perf_branch_entry *out, int *youngest)
 {
 	const u64 bst = branch_sample_type;
 	unsigned int nr;
 	bool flags, cycles;
 
-	BUILD_BUG_ON(sizeof(union ctr_branch) != sizeof(struct perf_branch_entry));
+	BUILD_BUG_ON(sizeof(union ssctr_branch) != sizeof(struct perf_branch_entry));
 
-	if (!(recorded & ~request & CTR_REQ_PICKED) &&
+	if (!(recorded & ~request & SSCTR_REQ_PICKED) &&
 	    !(bst & (PERF_SAMPLE_BRANCH_TYPE_SAVE |
 		     PERF_SAMPLE_BRANCH_PRIV_SAVE))) {
 		flags = caps->misp && !(bst & PERF_SAMPLE_BRANCH_NO_FLAGS);
 		cycles = caps->cycles && !(bst & PERF_SAMPLE_BRANCH_NO_CYCLES);
 		nr = first < limit ? min(max, limit - first) : 0;
 		if (raw)
-			nr = ctr_copy_raw(raw, nr, flags, cycles, out);
+			nr = ssctr_copy_raw(raw, nr, flags, cycles, out);
 		else if (m)
-			nr = ctr_read_all(m, CTR_ENTRY_SISELECT + first, nr,
-					  flags, cycles, out);
+			nr = ssctr_read_all(m, CTR_ENTRY_SISELECT + first, nr,
+					    flags, cycles, out);
 		else
-			nr = ctr_read_all_hart(CTR_ENTRY_SISELECT + first, nr,
-					       flags, cycles, out);
+			nr = ssctr_read_all_hart(CTR_ENTRY_SISELECT + first, nr,
+						 flags, cycles, out);
 		*youngest = nr ? first : -1;
 		return nr;
 	}
 
 	/* Copies of their own: the hart's has no test of the model left in it. */
 	if (raw)
-		return __ctr_decode(NULL, raw, limit, caps, first, max, request,
-				    branch_sample_type, out, youngest);
+		return __ssctr_decode(NULL, raw, limit, caps, first, max, request,
+				      branch_sample_type, out, youngest);
 	if (m)
-		return __ctr_decode(m, NULL, limit, caps, first, max, request,
-				    branch_sample_type, out, youngest);
-	return __ctr_decode(NULL, NULL, limit, caps, first, max, request,
-			    branch_sample_type, out, youngest);
+		return __ssctr_decode(m, NULL, limit, caps, first, max, request,
+				      branch_sample_type, out, youngest);
+	return __ssctr_decode(NULL, NULL, limit, caps, first, max, request,
+			      branch_sample_type, out, youngest);
 }
 
-/* ctr_decode() from the hart's buffer. */
+/* ssctr_decode() from the hart's buffer. */
 VISIBLE_IF_KUNIT unsigned int
-riscv_ctr_decode(const struct riscv_ctr_caps *caps, u32 recorded,
-		 unsigned int first, unsigned int max, u32 request,
-		 u64 branch_sample_type, struct perf_branch_entry *out,
-		 int *youngest)
+riscv_ssctr_decode(const struct riscv_ssctr_caps *caps, u32 recorded,
+		   unsigned int first, unsigned int max, u32 request,
+		   u64 branch_sample_type, struct perf_branch_entry *out,
+		   int *youngest)
 {
-	return ctr_decode(ctr_model(), NULL, caps->entries, caps, recorded,
-			  first, max, request, branch_sample_type, out, youngest);
+	return ssctr_decode(ssctr_model(), NULL, caps->entries, caps, recorded,
+			    first, max, request, branch_sample_type, out, youngest);
 }
 
-/* ctr_decode() from @nr records read by ctr_read_raw() from @first on. */
+/* ssctr_decode() from @nr records read by ssctr_read_raw() from @first on. */
 VISIBLE_IF_KUNIT unsigned int
-riscv_ctr_decode_raw(const struct riscv_ctr_caps *caps, u32 recorded,
-		     const struct riscv_ctr_entry *raw, unsigned int nr,
-		     unsigned int first, unsigned int max, u32 request,
-		     u64 branch_sample_type, struct perf_branch_entry *out,
-		     int *youngest)
+riscv_ssctr_decode_raw(const struct riscv_ssctr_caps *caps, u32 recorded,
+		       const struct riscv_ssctr_entry *raw, unsigned int nr,
+		       unsigned int first, unsigned int max, u32 request,
+		       u64 branch_sample_type, struct perf_branch_entry *out,
+		       int *youngest)
 {
-	return ctr_decode(NULL, raw, first + nr, caps, recorded, first, max,
-			  request, branch_sample_type, out, youngest);
+	return ssctr_decode(NULL, raw, first + nr, caps, recorded, first, max,
+			    request, branch_sample_type, out, youngest);
 }
 
 /**
- * riscv_ctr_event_init() - check and translate an event's branch filters
+ * riscv_ssctr_event_init() - check and translate an event's branch filters
  * @event: an event with PERF_SAMPLE_BRANCH_STACK
  *
  * The PMU's event_init must call it last, when nothing else can fail: for
@@ -1483,12 +1483,12 @@ riscv_ctr_decode_raw(const struct riscv_ctr_caps *caps, u32 recorded,
  * what CTR cannot record, or -EINVAL when they ask for nothing at all, for
  * not-taken branches without cond or any, or the event does not sample.
  */
-int riscv_ctr_event_init(struct perf_event *event)
+int riscv_ssctr_event_init(struct perf_event *event)
 {
 	u32 request;
 	int ret;
 
-	if (!ctr_caps.entries)
+	if (!ssctr_caps.entries)
 		return -EOPNOTSUPP;
 	if (!is_sampling_event(event))
 		return -EINVAL;
@@ -1499,13 +1499,13 @@ int riscv_ctr_event_init(struct perf_event *event)
 	if (event->attr.exclude_host)
 		return -EOPNOTSUPP;
 
-	ret = riscv_ctr_check(&ctr_caps, event->attr.branch_sample_type,
-			      event->attr.config2 & RISCV_CTR_CONFIG2_NOT_TAKEN,
-			      &request);
+	ret = riscv_ssctr_check(&ssctr_caps, event->attr.branch_sample_type,
+				event->attr.config2 & RISCV_SSCTR_CONFIG2_NOT_TAKEN,
+				&request);
 	if (ret)
 		return ret;
 	/* perf core allocates the task's save area (or every task's). */
-	if (request & CTR_REQ_CALLSTACK)
+	if (request & SSCTR_REQ_CALLSTACK)
 		event->attach_state |= PERF_ATTACH_TASK_DATA;
 
 	event->hw.branch_reg.config = request;
@@ -1513,59 +1513,59 @@ int riscv_ctr_event_init(struct perf_event *event)
 }
 
 /* Does the buffer hold records of the current task and image only? */
-static bool ctr_owned(const struct ctr_cpu *cc)
+static bool ssctr_owned(const struct ssctr_cpu *cc)
 {
 	return cc->owner == current && cc->owner_mm == current->mm;
 }
 
 /* The buffer now holds the current task's records only. */
-static void ctr_set_owner(struct ctr_cpu *cc)
+static void ssctr_set_owner(struct ssctr_cpu *cc)
 {
 	cc->owner = current;
 	cc->owner_mm = current->mm;
 }
 
 /* Start the buffer afresh for the task now on this CPU. */
-static void ctr_start_afresh(struct ctr_cpu *cc)
+static void ssctr_start_afresh(struct ssctr_cpu *cc)
 {
 	if (cc->lent)
 		return;
-	riscv_ctr_clear();
-	ctr_set_owner(cc);
+	riscv_ssctr_clear();
+	ssctr_set_owner(cc);
 	cc->recorded = cc->ctl_recorded;
 }
 
 /* Record what the CPU's events ask for, or nothing when it has none. */
-static void ctr_program(struct ctr_cpu *cc)
+static void ssctr_program(struct ssctr_cpu *cc)
 {
 	u32 request = 0;
 	u64 ctl = 0;
 	int i;
 
-	for (i = 0; i < CTR_REQ_BITS; i++)
+	for (i = 0; i < SSCTR_REQ_BITS; i++)
 		if (cc->wants[i])
 			request |= BIT(i);
 	if (request)
-		ctl = riscv_ctr_ctl(&ctr_caps, request);
+		ctl = riscv_ssctr_ctl(&ssctr_caps, request);
 	if (ctl == cc->ctl)
 		return;
 
 	if (!cc->lent)
-		ctr_csr_write(CSR_SCTRCTL, ctl);
+		ssctr_csr_write(CSR_SCTRCTL, ctl);
 	cc->ctl = ctl;
-	cc->ctl_recorded = riscv_ctr_recorded(&ctr_caps, ctl);
+	cc->ctl_recorded = riscv_ssctr_recorded(&ssctr_caps, ctl);
 	cc->recorded |= cc->ctl_recorded;
 	/* What runs while nothing is recorded leaves a gap: forget the owner. */
 	if (!ctl)
 		cc->owner = NULL;
 }
 
-static void ctr_account(struct ctr_cpu *cc, struct perf_event *event, int delta)
+static void ssctr_account(struct ssctr_cpu *cc, struct perf_event *event, int delta)
 {
 	unsigned long request = event->hw.branch_reg.config;
 	int bit;
 
-	for_each_set_bit(bit, &request, CTR_REQ_BITS)
+	for_each_set_bit(bit, &request, SSCTR_REQ_BITS)
 		cc->wants[bit] += delta;
 	cc->users += delta;
 }
@@ -1576,35 +1576,35 @@ static void ctr_account(struct ctr_cpu *cc, struct perf_event *event, int delta)
  * types. Without it every record reads type 0: only events that ask for
  * the same types can share, which the hart then records alone.
  */
-VISIBLE_IF_KUNIT bool riscv_ctr_types_share(const struct riscv_ctr_caps *caps,
-					    u32 common, u32 any, u32 request)
+VISIBLE_IF_KUNIT bool riscv_ssctr_types_share(const struct riscv_ssctr_caps *caps,
+					      u32 common, u32 any, u32 request)
 {
-	request &= CTR_REQ_TYPES;
-	return caps->type || ((common & CTR_REQ_TYPES) == request &&
-			      (any & CTR_REQ_TYPES) == request);
+	request &= SSCTR_REQ_TYPES;
+	return caps->type || ((common & SSCTR_REQ_TYPES) == request &&
+			      (any & SSCTR_REQ_TYPES) == request);
 }
 
 /* May @event join the branch events already on this CPU? */
-static bool ctr_shares(const struct ctr_cpu *cc, u32 request)
+static bool ssctr_shares(const struct ssctr_cpu *cc, u32 request)
 {
 	u32 common = 0, any = 0;
 	int i;
 
 	if (!cc->users)
 		return true;
-	if (!!cc->wants[CTR_REQ_CALLSTACK_BIT] != !!(request & CTR_REQ_CALLSTACK))
+	if (!!cc->wants[SSCTR_REQ_CALLSTACK_BIT] != !!(request & SSCTR_REQ_CALLSTACK))
 		return false;
-	for (i = 0; i < CTR_NR_TYPES; i++) {
+	for (i = 0; i < SSCTR_NR_TYPES; i++) {
 		if (cc->wants[i])
 			any |= BIT(i);
 		if (cc->wants[i] == cc->users)
 			common |= BIT(i);
 	}
-	return riscv_ctr_types_share(&ctr_caps, common, any, request);
+	return riscv_ssctr_types_share(&ssctr_caps, common, any, request);
 }
 
 /**
- * riscv_ctr_add() - start recording for a branch event added to this CPU
+ * riscv_ssctr_add() - start recording for a branch event added to this CPU
  * @event: the event
  *
  * perf adds events when their task comes in, but also in the middle of a
@@ -1618,38 +1618,38 @@ static bool ctr_shares(const struct ctr_cpu *cc, u32 request)
  * recording what @event needs: the other mode (call stack or branches),
  * or, on a hart without TYPE, other types. perf then tries again later.
  */
-int riscv_ctr_add(struct perf_event *event)
+int riscv_ssctr_add(struct perf_event *event)
 {
-	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
+	struct ssctr_cpu *cc = this_cpu_ptr(ssctr_cpus);
 
-	if (!ctr_shares(cc, event->hw.branch_reg.config))
+	if (!ssctr_shares(cc, event->hw.branch_reg.config))
 		return -EBUSY;
 
 	if (!cc->users)
 		perf_sched_cb_inc(event->pmu);
-	ctr_account(cc, event, 1);
-	ctr_program(cc);
-	if (!ctr_owned(cc))
-		ctr_start_afresh(cc);
+	ssctr_account(cc, event, 1);
+	ssctr_program(cc);
+	if (!ssctr_owned(cc))
+		ssctr_start_afresh(cc);
 	return 0;
 }
 
 /**
- * riscv_ctr_del() - stop recording for a branch event leaving this CPU
+ * riscv_ssctr_del() - stop recording for a branch event leaving this CPU
  * @event: the event
  */
-void riscv_ctr_del(struct perf_event *event)
+void riscv_ssctr_del(struct perf_event *event)
 {
-	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
+	struct ssctr_cpu *cc = this_cpu_ptr(ssctr_cpus);
 
-	ctr_account(cc, event, -1);
-	ctr_program(cc);
+	ssctr_account(cc, event, -1);
+	ssctr_program(cc);
 	if (!cc->users)
 		perf_sched_cb_dec(event->pmu);
 }
 
 /* @task's save area for its call stack, if perf gave it one. */
-static struct ctr_task_ctx *ctr_task_ctx(struct task_struct *task)
+static struct ssctr_task_ctx *ssctr_task_ctx(struct task_struct *task)
 {
 	struct perf_ctx_data *cd;
 
@@ -1658,17 +1658,17 @@ static struct ctr_task_ctx *ctr_task_ctx(struct task_struct *task)
 }
 
 /* The context switches @task has made: one more each time it leaves a CPU. */
-static unsigned long ctr_task_switches(const struct task_struct *task)
+static unsigned long ssctr_task_switches(const struct task_struct *task)
 {
 	return READ_ONCE(task->nvcsw) + READ_ONCE(task->nivcsw);
 }
 
 /* Save a call stack: the valid records, youngest first, and sctrstatus. */
-VISIBLE_IF_KUNIT unsigned int riscv_ctr_save(struct riscv_ctr_entry *raw,
-					     u32 *status)
+VISIBLE_IF_KUNIT unsigned int riscv_ssctr_save(struct riscv_ssctr_entry *raw,
+					       u32 *status)
 {
-	*status = ctr_csr_read(CSR_SCTRSTATUS);
-	return riscv_ctr_read_entries(raw, ctr_caps.entries);
+	*status = ssctr_csr_read(CSR_SCTRSTATUS);
+	return riscv_ssctr_read_entries(raw, ssctr_caps.entries);
 }
 
 /*
@@ -1676,33 +1676,33 @@ VISIBLE_IF_KUNIT unsigned int riscv_ctr_save(struct riscv_ctr_entry *raw,
  * in the kernel, so nothing moves meanwhile. sctrstatus goes first, as the
  * spec asks: it decides where logical entry 0 is.
  */
-VISIBLE_IF_KUNIT void riscv_ctr_restore(const struct riscv_ctr_entry *raw,
-					unsigned int nr, u32 status)
+VISIBLE_IF_KUNIT void riscv_ssctr_restore(const struct riscv_ssctr_entry *raw,
+					  unsigned int nr, u32 status)
 {
 	unsigned int i;
 
-	riscv_ctr_clear();
-	ctr_csr_write(CSR_SCTRSTATUS, status & SCTRSTATUS_WRPTR);
+	riscv_ssctr_clear();
+	ssctr_csr_write(CSR_SCTRSTATUS, status & SCTRSTATUS_WRPTR);
 	for (i = 0; i < nr; i++) {
-		ctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
-		ctr_csr_write(CSR_SIREG, raw[i].source);
-		ctr_csr_write(CSR_SIREG2, raw[i].target);
-		ctr_csr_write(CSR_SIREG3, raw[i].data);
+		ssctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
+		ssctr_csr_write(CSR_SIREG, raw[i].source);
+		ssctr_csr_write(CSR_SIREG2, raw[i].target);
+		ssctr_csr_write(CSR_SIREG3, raw[i].data);
 	}
 }
 
 /* Keep @task's call stack as it leaves the CPU, if it is the task's own. */
-static void ctr_save_stack(struct ctr_cpu *cc, struct task_struct *task)
+static void ssctr_save_stack(struct ssctr_cpu *cc, struct task_struct *task)
 {
-	struct ctr_task_ctx *tc = ctr_task_ctx(task);
+	struct ssctr_task_ctx *tc = ssctr_task_ctx(task);
 
 	if (!tc)
 		return;
-	tc->valid = ctr_owned(cc);
+	tc->valid = ssctr_owned(cc);
 	if (!tc->valid)
 		return;
-	tc->nr = riscv_ctr_save(tc->raw, &tc->status);
-	tc->switches = ctr_task_switches(task);
+	tc->nr = riscv_ssctr_save(tc->raw, &tc->status);
+	tc->switches = ssctr_task_switches(task);
 	tc->mm = task->mm;
 }
 
@@ -1711,18 +1711,18 @@ static void ctr_save_stack(struct ctr_cpu *cc, struct task_struct *task)
  * @wiped: the buffer holds nothing since @task came in (an add at this
  * sched-in wiped it): no stack to restore needs no second wipe.
  */
-static void ctr_restore_stack(struct ctr_cpu *cc, struct task_struct *task,
-			      bool wiped)
+static void ssctr_restore_stack(struct ssctr_cpu *cc, struct task_struct *task,
+				bool wiped)
 {
-	struct ctr_task_ctx *tc = ctr_task_ctx(task);
+	struct ssctr_task_ctx *tc = ssctr_task_ctx(task);
 
-	if (tc && tc->valid && tc->switches == ctr_task_switches(task) &&
+	if (tc && tc->valid && tc->switches == ssctr_task_switches(task) &&
 	    tc->mm == task->mm) {
-		/* riscv_ctr_restore() wipes what was there first. */
-		riscv_ctr_restore(tc->raw, tc->nr, tc->status);
-		ctr_set_owner(cc);
+		/* riscv_ssctr_restore() wipes what was there first. */
+		riscv_ssctr_restore(tc->raw, tc->nr, tc->status);
+		ssctr_set_owner(cc);
 	} else if (!wiped) {
-		ctr_start_afresh(cc);
+		ssctr_start_afresh(cc);
 	}
 	/* It is used once: what the task does next is in the buffer. */
 	if (tc)
@@ -1737,52 +1737,52 @@ static void ctr_restore_stack(struct ctr_cpu *cc, struct task_struct *task,
  * need. A call stack leaves and comes back with the task, as at a context
  * switch; any other record the task made before is gone.
  */
-static int ctr_pm_notify(struct notifier_block *nb, unsigned long cmd,
-			 void *v)
+static int ssctr_pm_notify(struct notifier_block *nb, unsigned long cmd,
+			   void *v)
 {
-	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
+	struct ssctr_cpu *cc = this_cpu_ptr(ssctr_cpus);
 
 	switch (cmd) {
 	case CPU_PM_ENTER:
 		if (cc->ctl & CTRCTL_RASEMU)
-			ctr_save_stack(cc, current);
+			ssctr_save_stack(cc, current);
 		break;
 	case CPU_PM_EXIT:
 	case CPU_PM_ENTER_FAILED:
-		ctr_hw_reset();
+		ssctr_hw_reset();
 		if (!cc->ctl)
 			break;
-		ctr_csr_write(CSR_SCTRCTL, cc->ctl);
+		ssctr_csr_write(CSR_SCTRCTL, cc->ctl);
 		/* The reset wiped the buffer: it is the current task's. */
 		if (cc->ctl & CTRCTL_RASEMU)
-			ctr_restore_stack(cc, current, false);
+			ssctr_restore_stack(cc, current, false);
 		else
-			ctr_set_owner(cc);
+			ssctr_set_owner(cc);
 		break;
 	}
 	return NOTIFY_OK;
 }
 
-static struct notifier_block ctr_pm_nb = {
-	.notifier_call = ctr_pm_notify,
+static struct notifier_block ssctr_pm_nb = {
+	.notifier_call = ssctr_pm_notify,
 };
 
-static void ctr_pm_register(void)
+static void ssctr_pm_register(void)
 {
-	cpu_pm_register_notifier(&ctr_pm_nb);
+	cpu_pm_register_notifier(&ssctr_pm_nb);
 }
 
-static void ctr_pm_unregister(void)
+static void ssctr_pm_unregister(void)
 {
-	cpu_pm_unregister_notifier(&ctr_pm_nb);
+	cpu_pm_unregister_notifier(&ssctr_pm_nb);
 }
 #else
-static void ctr_pm_register(void) { }
-static void ctr_pm_unregister(void) { }
+static void ssctr_pm_register(void) { }
+static void ssctr_pm_unregister(void) { }
 #endif
 
 /**
- * riscv_ctr_sched_task() - the PMU's context switch callback
+ * riscv_ssctr_sched_task() - the PMU's context switch callback
  * @pmu_ctx: unused
  * @task: the task that leaves (@sched_in false) or comes in
  * @sched_in: true when @task is scheduled in
@@ -1796,10 +1796,10 @@ static void ctr_pm_unregister(void) { }
  * with it and comes back with it, when nothing it did went unrecorded in
  * between; otherwise it starts empty. Empty is better than wrong.
  */
-void riscv_ctr_sched_task(struct perf_event_pmu_context *pmu_ctx,
-			  struct task_struct *task, bool sched_in)
+void riscv_ssctr_sched_task(struct perf_event_pmu_context *pmu_ctx,
+			    struct task_struct *task, bool sched_in)
 {
-	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
+	struct ssctr_cpu *cc = this_cpu_ptr(ssctr_cpus);
 
 	lockdep_assert_irqs_disabled();
 
@@ -1808,33 +1808,33 @@ void riscv_ctr_sched_task(struct perf_event_pmu_context *pmu_ctx,
 		return;
 	/*
 	 * An event added at this sched-in wiped the buffer already and made
-	 * it the incoming task's (riscv_ctr_add()): once is enough. Without
+	 * it the incoming task's (riscv_ssctr_add()): once is enough. Without
 	 * such an add the buffer is still the task's that left.
 	 */
 	if (!(cc->ctl & CTRCTL_RASEMU)) {
-		if (sched_in && !ctr_owned(cc))
-			ctr_start_afresh(cc);
+		if (sched_in && !ssctr_owned(cc))
+			ssctr_start_afresh(cc);
 		return;
 	}
 	if (sched_in)
-		ctr_restore_stack(cc, task, ctr_owned(cc));
+		ssctr_restore_stack(cc, task, ssctr_owned(cc));
 	else
-		ctr_save_stack(cc, task);
+		ssctr_save_stack(cc, task);
 }
 
 /* This CPU's state when it records for branch events, else NULL. */
-static struct ctr_cpu *ctr_recording_cpu(void)
+static struct ssctr_cpu *ssctr_recording_cpu(void)
 {
-	struct ctr_cpu *cc;
+	struct ssctr_cpu *cc;
 
-	if (!ctr_caps.entries)
+	if (!ssctr_caps.entries)
 		return NULL;
-	cc = this_cpu_ptr(ctr_cpus);
+	cc = this_cpu_ptr(ssctr_cpus);
 	return cc->users && !cc->lent ? cc : NULL;
 }
 
 /**
- * riscv_ctr_freeze() - stop recording at a counter overflow interrupt
+ * riscv_ssctr_freeze() - stop recording at a counter overflow interrupt
  *
  * The first act of the overflow handler. The overflow interrupt normally
  * freezes the buffer (LCOFIFRZ) as it is taken. When it was serviced
@@ -1845,22 +1845,22 @@ static struct ctr_cpu *ctr_recording_cpu(void)
  * would reset; a hart whose FROZEN cannot be set has recording turned off
  * in sctrctl instead.
  */
-void riscv_ctr_freeze(void)
+void riscv_ssctr_freeze(void)
 {
-	struct ctr_cpu *cc = ctr_recording_cpu();
+	struct ssctr_cpu *cc = ssctr_recording_cpu();
 
 	if (!cc)
 		return;
 
 	cc->ready = false;
-	if (ctr_caps.frozen_writable) {
+	if (ssctr_caps.frozen_writable) {
 		/* csrrs: freeze, and learn whether the interrupt had, at once. */
-		cc->stopped = !(ctr_status_read_set(SCTRSTATUS_FROZEN) &
+		cc->stopped = !(ssctr_status_read_set(SCTRSTATUS_FROZEN) &
 				SCTRSTATUS_FROZEN);
 	} else {
-		cc->stopped = !(ctr_csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_FROZEN);
+		cc->stopped = !(ssctr_csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_FROZEN);
 		if (cc->stopped)
-			ctr_csr_write(CSR_SCTRCTL, 0);
+			ssctr_csr_write(CSR_SCTRCTL, 0);
 	}
 	if (cc->stopped)
 		cc->irq_pc = instruction_pointer(get_irq_regs());
@@ -1871,11 +1871,11 @@ void riscv_ctr_freeze(void)
  * source is the interrupted PC, or 0 when the interrupted mode was not
  * recorded (user space while only kernel branches are).
  */
-static bool ctr_irq_entry(const struct riscv_ctr_caps *caps, u64 ctl,
-			  unsigned long irq_pc, u64 source, u64 data)
+static bool ssctr_irq_entry(const struct riscv_ssctr_caps *caps, u64 ctl,
+			    unsigned long irq_pc, u64 source, u64 data)
 {
-	u64 src = source & CTR_PC_MASK;
-	u64 mode = ctr_kernel_addr(irq_pc) ? CTRCTL_S : CTRCTL_U;
+	u64 src = source & SSCTR_PC_MASK;
+	u64 mode = ssctr_kernel_addr(irq_pc) ? CTRCTL_S : CTRCTL_U;
 
 	/* Without TYPE every record reads type 0: go by the source alone. */
 	if (caps->type && FIELD_GET(CTRDATA_TYPE, data) != CTR_TYPE_INTERRUPT)
@@ -1891,8 +1891,8 @@ static bool ctr_irq_entry(const struct riscv_ctr_caps *caps, u64 ctl,
  * logical entry after it; if it is gone, the handler's records filled
  * the buffer and there are none: return the depth.
  */
-VISIBLE_IF_KUNIT unsigned int riscv_ctr_after_irq(const struct riscv_ctr_caps *caps,
-						  u64 ctl, unsigned long irq_pc)
+VISIBLE_IF_KUNIT unsigned int riscv_ssctr_after_irq(const struct riscv_ssctr_caps *caps,
+						    u64 ctl, unsigned long irq_pc)
 {
 	unsigned int i;
 	u64 src;
@@ -1901,23 +1901,23 @@ VISIBLE_IF_KUNIT unsigned int riscv_ctr_after_irq(const struct riscv_ctr_caps *c
 	if (ctl & CTRCTL_INTRINH)
 		return caps->entries;
 	for (i = 0; i < caps->entries; i++) {
-		ctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
-		src = ctr_csr_read(CSR_SIREG);
+		ssctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
+		src = ssctr_csr_read(CSR_SIREG);
 		if (!(src & CTRSOURCE_VALID))
 			break;
-		if (ctr_irq_entry(caps, ctl, irq_pc, src,
-				  ctr_csr_read(CSR_SIREG3)))
+		if (ssctr_irq_entry(caps, ctl, irq_pc, src,
+				    ssctr_csr_read(CSR_SIREG3)))
 			return i + 1;
 	}
 	return caps->entries;
 }
 
 /* Where the records of this overflow start. */
-static unsigned int ctr_first(const struct ctr_cpu *cc)
+static unsigned int ssctr_first(const struct ssctr_cpu *cc)
 {
 	if (!cc->stopped || !(cc->ctl & CTRCTL_S))
 		return 0;
-	return riscv_ctr_after_irq(&ctr_caps, cc->ctl, cc->irq_pc);
+	return riscv_ssctr_after_irq(&ssctr_caps, cc->ctl, cc->irq_pc);
 }
 
 /*
@@ -1926,11 +1926,11 @@ static unsigned int ctr_first(const struct ctr_cpu *cc)
  * unless the event asks otherwise), so reading the rest of a deeper
  * buffer would be for nothing.
  */
-static unsigned int ctr_sample_max(const struct perf_event *event)
+static unsigned int ssctr_sample_max(const struct perf_event *event)
 {
 	unsigned int max = event->attr.sample_max_stack;
 
-	return max ? min(max, ctr_caps.entries) : ctr_caps.entries;
+	return max ? min(max, ssctr_caps.entries) : ssctr_caps.entries;
 }
 
 /*
@@ -1938,23 +1938,23 @@ static unsigned int ctr_sample_max(const struct perf_event *event)
  * @request, at most @max records, may look: @max records when it takes
  * every record, else to the last one.
  */
-static void ctr_copy_more(struct ctr_cpu *cc, u32 request, unsigned int max)
+static void ssctr_copy_more(struct ssctr_cpu *cc, u32 request, unsigned int max)
 {
 	unsigned int need, n;
 
-	need = cc->first < ctr_caps.entries ? ctr_caps.entries - cc->first : 0;
-	if (!(cc->recorded & ~request & CTR_REQ_PICKED))
+	need = cc->first < ssctr_caps.entries ? ssctr_caps.entries - cc->first : 0;
+	if (!(cc->recorded & ~request & SSCTR_REQ_PICKED))
 		need = min(need, max);
 	if (cc->raw_all || cc->raw_nr >= need)
 		return;
-	n = ctr_read_raw(ctr_raw(cc) + cc->raw_nr, cc->first + cc->raw_nr,
-			 need - cc->raw_nr);
+	n = ssctr_read_raw(ssctr_raw(cc) + cc->raw_nr, cc->first + cc->raw_nr,
+			   need - cc->raw_nr);
 	cc->raw_all = n < need - cc->raw_nr;
 	cc->raw_nr += n;
 }
 
 /**
- * riscv_ctr_sample() - add the branch stack to a sample of @event
+ * riscv_ssctr_sample() - add the branch stack to a sample of @event
  * @event: a branch event that overflowed
  * @data: its sample
  *
@@ -1963,10 +1963,10 @@ static void ctr_copy_more(struct ctr_cpu *cc, u32 request, unsigned int max)
  * than one branch event on the CPU, several may overflow at once: their
  * samples then decode from a copy, so that no record is read twice.
  */
-void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
+void riscv_ssctr_sample(struct perf_event *event, struct perf_sample_data *data)
 {
-	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
-	unsigned int max = ctr_sample_max(event);
+	struct ssctr_cpu *cc = this_cpu_ptr(ssctr_cpus);
+	unsigned int max = ssctr_sample_max(event);
 	int youngest;
 
 	/* The buffer is a guest's: the host's task recorded nothing. */
@@ -1983,33 +1983,33 @@ void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
 	 * no records, and start afresh.
 	 */
 	if (!cc->ready) {
-		if (ctr_owned(cc)) {
-			cc->first = ctr_first(cc);
+		if (ssctr_owned(cc)) {
+			cc->first = ssctr_first(cc);
 		} else {
-			ctr_start_afresh(cc);
-			cc->first = ctr_caps.entries;
+			ssctr_start_afresh(cc);
+			cc->first = ssctr_caps.entries;
 		}
 		cc->wrptr = FIELD_GET(SCTRSTATUS_WRPTR,
-				      ctr_csr_read(CSR_SCTRSTATUS));
+				      ssctr_csr_read(CSR_SCTRSTATUS));
 		cc->raw_nr = 0;
 		cc->raw_all = false;
 		cc->ready = true;
 	}
 
 	if (cc->users > 1) {
-		ctr_copy_more(cc, event->hw.branch_reg.config, max);
-		cc->stack.nr = riscv_ctr_decode_raw(&ctr_caps, cc->recorded,
-						    ctr_raw(cc), cc->raw_nr,
-						    cc->first, max,
-						    event->hw.branch_reg.config,
-						    event->attr.branch_sample_type,
-						    cc->stack.entries, &youngest);
+		ssctr_copy_more(cc, event->hw.branch_reg.config, max);
+		cc->stack.nr = riscv_ssctr_decode_raw(&ssctr_caps, cc->recorded,
+						      ssctr_raw(cc), cc->raw_nr,
+						      cc->first, max,
+						      event->hw.branch_reg.config,
+						      event->attr.branch_sample_type,
+						      cc->stack.entries, &youngest);
 	} else {
-		cc->stack.nr = riscv_ctr_decode(&ctr_caps, cc->recorded,
-						cc->first, max,
-						event->hw.branch_reg.config,
-						event->attr.branch_sample_type,
-						cc->stack.entries, &youngest);
+		cc->stack.nr = riscv_ssctr_decode(&ssctr_caps, cc->recorded,
+						  cc->first, max,
+						  event->hw.branch_reg.config,
+						  event->attr.branch_sample_type,
+						  cc->stack.entries, &youngest);
 	}
 	/*
 	 * The hardware index (PERF_SAMPLE_BRANCH_HW_INDEX) is the place in the
@@ -2020,24 +2020,24 @@ void riscv_ctr_sample(struct perf_event *event, struct perf_sample_data *data)
 	 * cannot be known and is -1, as on x86.
 	 */
 	cc->stack.hw_idx = youngest < 0 ? -1ULL :
-			   (cc->wrptr - 1 - youngest) & (ctr_caps.entries - 1);
+			   (cc->wrptr - 1 - youngest) & (ssctr_caps.entries - 1);
 	perf_sample_save_brstack(data, event, &cc->stack, NULL);
 }
 
 /**
- * riscv_ctr_unfreeze() - let recording go on after an overflow interrupt
+ * riscv_ssctr_unfreeze() - let recording go on after an overflow interrupt
  */
-void riscv_ctr_unfreeze(void)
+void riscv_ssctr_unfreeze(void)
 {
-	struct ctr_cpu *cc = ctr_recording_cpu();
+	struct ssctr_cpu *cc = ssctr_recording_cpu();
 
 	if (!cc)
 		return;
 
 	/* csrc is atomic: WRPTR cannot change under a read-modify-write. */
-	ctr_status_clear(SCTRSTATUS_FROZEN);
-	if (cc->stopped && !ctr_caps.frozen_writable)
-		ctr_csr_write(CSR_SCTRCTL, cc->ctl);
+	ssctr_status_clear(SCTRSTATUS_FROZEN);
+	if (cc->stopped && !ssctr_caps.frozen_writable)
+		ssctr_csr_write(CSR_SCTRCTL, cc->ctl);
 }
 
 /*
@@ -2054,11 +2054,11 @@ void riscv_ctr_unfreeze(void)
  * (the buffer is not kept then), or when the buffer may hold another
  * task's records, where a sample would get none either.
  */
-static int riscv_ctr_snapshot(struct perf_branch_entry *entries,
-			      unsigned int cnt)
+static int riscv_ssctr_snapshot(struct perf_branch_entry *entries,
+				unsigned int cnt)
 {
 	unsigned long flags, status = SCTRSTATUS_FROZEN;
-	struct ctr_cpu *cc;
+	struct ssctr_cpu *cc;
 	unsigned int nr = 0;
 	int youngest;
 
@@ -2071,7 +2071,7 @@ static int riscv_ctr_snapshot(struct perf_branch_entry *entries,
 	 * it go on: the snapshot then holds the handler's records too.
 	 */
 	preempt_disable_notrace();
-	cc = this_cpu_ptr(ctr_cpus);
+	cc = this_cpu_ptr(ssctr_cpus);
 	/*
 	 * While a vCPU holds the buffer, FROZEN is the guest's: setting and
 	 * clearing it here would undo a freeze that the guest's overflow
@@ -2082,29 +2082,29 @@ static int riscv_ctr_snapshot(struct perf_branch_entry *entries,
 		preempt_enable_notrace();
 		return 0;
 	}
-	if (ctr_caps.frozen_writable)
-		status = ctr_status_read_set(SCTRSTATUS_FROZEN);
+	if (ssctr_caps.frozen_writable)
+		status = ssctr_status_read_set(SCTRSTATUS_FROZEN);
 	local_irq_save(flags);
 	/* An event may have gone meanwhile, in an IPI. */
 	if (!cc->ctl)
 		goto out;
-	if (!ctr_caps.frozen_writable)
-		ctr_csr_write(CSR_SCTRCTL, 0);
+	if (!ssctr_caps.frozen_writable)
+		ssctr_csr_write(CSR_SCTRCTL, 0);
 
-	if (ctr_owned(cc))
-		nr = riscv_ctr_decode(&ctr_caps, cc->recorded, 0,
-				      min(cnt, ctr_caps.entries),
-				      CTR_REQ_PICKED, PERF_SAMPLE_BRANCH_TYPE_SAVE |
-				      PERF_SAMPLE_BRANCH_PRIV_SAVE,
-				      entries, &youngest);
+	if (ssctr_owned(cc))
+		nr = riscv_ssctr_decode(&ssctr_caps, cc->recorded, 0,
+					min(cnt, ssctr_caps.entries),
+					SSCTR_REQ_PICKED, PERF_SAMPLE_BRANCH_TYPE_SAVE |
+					PERF_SAMPLE_BRANCH_PRIV_SAVE,
+					entries, &youngest);
 	else
-		ctr_start_afresh(cc);
+		ssctr_start_afresh(cc);
 
-	if (!ctr_caps.frozen_writable)
-		ctr_csr_write(CSR_SCTRCTL, cc->ctl);
+	if (!ssctr_caps.frozen_writable)
+		ssctr_csr_write(CSR_SCTRCTL, cc->ctl);
 out:
 	if (!(status & SCTRSTATUS_FROZEN))
-		ctr_status_clear(SCTRSTATUS_FROZEN);
+		ssctr_status_clear(SCTRSTATUS_FROZEN);
 	local_irq_restore(flags);
 	preempt_enable_notrace();
 	return nr;
@@ -2114,17 +2114,17 @@ out:
  * A guest that KVM offers Ssctr records into the one buffer of the hart
  * it runs on, through vsctrctl (its sctrctl), sctrstatus and the entry
  * window, all without exits. KVM keeps each vCPU's state and lends it
- * the buffer while the vCPU is loaded: riscv_ctr_lend() stops the host's
+ * the buffer while the vCPU is loaded: riscv_ssctr_lend() stops the host's
  * recording on this CPU and leaves the buffer, sctrdepth, sctrstatus and
  * vsctrctl to KVM, which moves the vCPU's records in and out with
- * riscv_ctr_lent_write() and riscv_ctr_lent_read(); riscv_ctr_reclaim()
+ * riscv_ssctr_lent_write() and riscv_ssctr_lent_read(); riscv_ssctr_reclaim()
  * wipes the buffer and lets the host record again. Host samples taken
  * meanwhile carry no records (the vCPU thread's host side is not
  * recorded), as the host's records are never the guest's to read.
  */
 
 /**
- * riscv_ctr_guest_depths() - the buffer depths a vCPU may select
+ * riscv_ssctr_guest_depths() - the buffer depths a vCPU may select
  *
  * Return: bit N set when sctrdepth.DEPTH N (16 << N entries) can be
  * selected, whatever riscv_ctr.depth= keeps the host to: a vCPU's state,
@@ -2132,128 +2132,128 @@ out:
  * when the buffer cannot be lent: no CTR, no TYPE (a guest could not
  * tell its records apart) or no H extension.
  */
-u8 riscv_ctr_guest_depths(void)
+u8 riscv_ssctr_guest_depths(void)
 {
-	if (!ctr_caps.entries || !ctr_caps.type ||
+	if (!ssctr_caps.entries || !ssctr_caps.type ||
 	    !riscv_has_extension_unlikely(RISCV_ISA_EXT_H))
 		return 0;
-	return ctr_caps.depths;
+	return ssctr_caps.depths;
 }
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_depths);
+EXPORT_SYMBOL_FOR_KVM(riscv_ssctr_guest_depths);
 
 /**
- * riscv_ctr_guest_ctl() - the vsctrctl bits a guest can set
+ * riscv_ssctr_guest_ctl() - the vsctrctl bits a guest can set
  *
  * Return: the standard sctrctl fields that stick in vsctrctl, against
  * which KVM checks what a VMM restores.
  */
-u64 riscv_ctr_guest_ctl(void)
+u64 riscv_ssctr_guest_ctl(void)
 {
-	return ctr_caps.guest_ctl;
+	return ssctr_caps.guest_ctl;
 }
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_guest_ctl);
+EXPORT_SYMBOL_FOR_KVM(riscv_ssctr_guest_ctl);
 
 /**
- * riscv_ctr_lend() - lend this CPU's buffer to a vCPU
+ * riscv_ssctr_lend() - lend this CPU's buffer to a vCPU
  *
  * Called by KVM with interrupts off as it loads a vCPU with Ssctr on this
  * CPU. The host's recording stops, a call stack leaving as at a context
- * switch. Until riscv_ctr_reclaim() the buffer, sctrdepth, sctrstatus and
+ * switch. Until riscv_ssctr_reclaim() the buffer, sctrdepth, sctrstatus and
  * vsctrctl are KVM's: the host touches neither the buffer nor FROZEN.
  */
-void riscv_ctr_lend(void)
+void riscv_ssctr_lend(void)
 {
-	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
+	struct ssctr_cpu *cc = this_cpu_ptr(ssctr_cpus);
 
 	lockdep_assert_irqs_disabled();
 	if (WARN_ON_ONCE(cc->lent))
 		return;
 	if (cc->ctl) {
 		if (cc->ctl & CTRCTL_RASEMU)
-			ctr_save_stack(cc, current);
-		ctr_csr_write(CSR_SCTRCTL, 0);
+			ssctr_save_stack(cc, current);
+		ssctr_csr_write(CSR_SCTRCTL, 0);
 	}
 	cc->lent = true;
 }
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_lend);
+EXPORT_SYMBOL_FOR_KVM(riscv_ssctr_lend);
 
 /**
- * riscv_ctr_reclaim() - take this CPU's buffer back from a vCPU
+ * riscv_ssctr_reclaim() - take this CPU's buffer back from a vCPU
  *
  * Called by KVM with interrupts off as it puts the vCPU, once it has
  * taken the vCPU's state out and cleared vsctrctl. The buffer is wiped
  * at the host's depth and the host records again, afresh.
  */
-void riscv_ctr_reclaim(void)
+void riscv_ssctr_reclaim(void)
 {
-	struct ctr_cpu *cc = this_cpu_ptr(ctr_cpus);
+	struct ssctr_cpu *cc = this_cpu_ptr(ssctr_cpus);
 
 	lockdep_assert_irqs_disabled();
 	if (WARN_ON_ONCE(!cc->lent))
 		return;
 	/* The spec asks for a clear after a change of depth, not before. */
-	ctr_csr_write(CSR_SCTRDEPTH, ctr_caps.depth);
-	ctr_csr_write(CSR_SCTRSTATUS, 0);
-	riscv_ctr_clear();
+	ssctr_csr_write(CSR_SCTRDEPTH, ssctr_caps.depth);
+	ssctr_csr_write(CSR_SCTRSTATUS, 0);
+	riscv_ssctr_clear();
 	cc->lent = false;
 	if (cc->ctl) {
-		ctr_csr_write(CSR_SCTRCTL, cc->ctl);
+		ssctr_csr_write(CSR_SCTRCTL, cc->ctl);
 		cc->recorded = cc->ctl_recorded;
 		if (cc->ctl & CTRCTL_RASEMU)
-			ctr_restore_stack(cc, current, false);
+			ssctr_restore_stack(cc, current, false);
 		else
-			ctr_set_owner(cc);
+			ssctr_set_owner(cc);
 	}
 }
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_reclaim);
+EXPORT_SYMBOL_FOR_KVM(riscv_ssctr_reclaim);
 
 /**
- * riscv_ctr_lent_read() - read the buffer lent to a vCPU
+ * riscv_ssctr_lent_read() - read the buffer lent to a vCPU
  * @raw: the entries, logical entry 0 (the youngest) first
  * @nr: how many: every entry of the depth the vCPU selected
  * @status: sctrstatus (WRPTR and FROZEN)
  *
- * Called by KVM with interrupts off, between riscv_ctr_lend() and
- * riscv_ctr_reclaim(). Every entry, valid or not: a guest, or the VMM
+ * Called by KVM with interrupts off, between riscv_ssctr_lend() and
+ * riscv_ssctr_reclaim(). Every entry, valid or not: a guest, or the VMM
  * that restored its state, may leave invalid entries between valid ones,
  * and reads back the targets and data of invalid entries it wrote.
  */
-void riscv_ctr_lent_read(struct riscv_ctr_entry *raw, unsigned int nr,
-			 unsigned long *status)
+void riscv_ssctr_lent_read(struct riscv_ssctr_entry *raw, unsigned int nr,
+			   unsigned long *status)
 {
 	unsigned int i;
 
 	lockdep_assert_irqs_disabled();
-	if (WARN_ON_ONCE(!this_cpu_ptr(ctr_cpus)->lent))
+	if (WARN_ON_ONCE(!this_cpu_ptr(ssctr_cpus)->lent))
 		return;
-	*status = ctr_csr_read(CSR_SCTRSTATUS);
+	*status = ssctr_csr_read(CSR_SCTRSTATUS);
 	for (i = 0; i < nr; i++) {
-		ctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
-		raw[i].source = ctr_csr_read(CSR_SIREG);
-		raw[i].target = ctr_csr_read(CSR_SIREG2);
-		raw[i].data = ctr_csr_read(CSR_SIREG3);
+		ssctr_csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + i);
+		raw[i].source = ssctr_csr_read(CSR_SIREG);
+		raw[i].target = ssctr_csr_read(CSR_SIREG2);
+		raw[i].data = ssctr_csr_read(CSR_SIREG3);
 	}
 }
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_lent_read);
+EXPORT_SYMBOL_FOR_KVM(riscv_ssctr_lent_read);
 
 /**
- * riscv_ctr_lent_write() - fill the buffer lent to a vCPU
+ * riscv_ssctr_lent_write() - fill the buffer lent to a vCPU
  * @raw: the entries, logical entry 0 (the youngest) first
  * @nr: how many: every entry of the depth KVM selected
  * @status: sctrstatus (WRPTR and FROZEN)
  *
- * Called by KVM with interrupts off, between riscv_ctr_lend() and
- * riscv_ctr_reclaim(), with sctrdepth selected and nothing recording.
+ * Called by KVM with interrupts off, between riscv_ssctr_lend() and
+ * riscv_ssctr_reclaim(), with sctrdepth selected and nothing recording.
  * What the buffer held goes first.
  */
-void riscv_ctr_lent_write(const struct riscv_ctr_entry *raw, unsigned int nr,
-			  unsigned long status)
+void riscv_ssctr_lent_write(const struct riscv_ssctr_entry *raw, unsigned int nr,
+			    unsigned long status)
 {
 	lockdep_assert_irqs_disabled();
-	if (WARN_ON_ONCE(!this_cpu_ptr(ctr_cpus)->lent))
+	if (WARN_ON_ONCE(!this_cpu_ptr(ssctr_cpus)->lent))
 		return;
-	riscv_ctr_restore(raw, nr, status);
+	riscv_ssctr_restore(raw, nr, status);
 	if (status & SCTRSTATUS_FROZEN)
-		ctr_status_read_set(SCTRSTATUS_FROZEN);
+		ssctr_status_read_set(SCTRSTATUS_FROZEN);
 }
-EXPORT_SYMBOL_FOR_KVM(riscv_ctr_lent_write);
+EXPORT_SYMBOL_FOR_KVM(riscv_ssctr_lent_write);

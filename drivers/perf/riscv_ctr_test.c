@@ -8,7 +8,7 @@
  * relies on, its read path on synthetic records, with the cycle counts
  * and mispredict bits QEMU never records, and CPU power management.
  * Those tests run with interrupts off and leave the hart as
- * riscv_ctr_reset() does: deepest buffer, recording off, no records.
+ * riscv_ssctr_reset() does: deepest buffer, recording off, no records.
  * riscv_ctr_model runs the probe and the read path against a software
  * model of harts that lack what QEMU has.
  */
@@ -27,7 +27,7 @@
 
 #include "riscv_ctr.h"
 
-static void ctr_test_read(unsigned int idx, struct riscv_ctr_entry *e)
+static void ssctr_test_read(unsigned int idx, struct riscv_ssctr_entry *e)
 {
 	lockdep_assert_irqs_disabled();
 	csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + idx);
@@ -36,7 +36,7 @@ static void ctr_test_read(unsigned int idx, struct riscv_ctr_entry *e)
 	e->data = csr_read(CSR_SIREG3);
 }
 
-static void ctr_test_write(unsigned int idx, const struct riscv_ctr_entry *e)
+static void ssctr_test_write(unsigned int idx, const struct riscv_ssctr_entry *e)
 {
 	lockdep_assert_irqs_disabled();
 	csr_write(CSR_SISELECT, CTR_ENTRY_SISELECT + idx);
@@ -46,8 +46,8 @@ static void ctr_test_write(unsigned int idx, const struct riscv_ctr_entry *e)
 }
 
 /* A hart with every optional part of CTR, for the pure parts. */
-static const struct riscv_ctr_caps ctr_test_full = {
-	.entries = CTR_MAX_ENTRIES,
+static const struct riscv_ssctr_caps ssctr_test_full = {
+	.entries = SSCTR_MAX_ENTRIES,
 	.depth = SCTRDEPTH_MAX,
 	.depths = GENMASK(SCTRDEPTH_MAX, 0),
 	.ctl = ~0ULL,
@@ -57,50 +57,50 @@ static const struct riscv_ctr_caps ctr_test_full = {
 	.frozen_writable = true,
 };
 
-static unsigned int ctr_test_decode(const struct riscv_ctr_caps *caps,
-				    const struct riscv_ctr_entry *raw,
-				    unsigned int nr, u32 request, u64 bst,
-				    struct perf_branch_entry *out,
-				    int *youngest);
-static unsigned int ctr_test_after_irq_on(bool type,
-					  const struct riscv_ctr_entry *raw,
-					  unsigned int nr, u64 ctl,
-					  unsigned long irq_pc);
+static unsigned int ssctr_test_decode(const struct riscv_ssctr_caps *caps,
+				      const struct riscv_ssctr_entry *raw,
+				      unsigned int nr, u32 request, u64 bst,
+				      struct perf_branch_entry *out,
+				      int *youngest);
+static unsigned int ssctr_test_after_irq_on(bool type,
+					    const struct riscv_ssctr_entry *raw,
+					    unsigned int nr, u64 ctl,
+					    unsigned long irq_pc);
 
-static int ctr_test_init(struct kunit *test)
+static int ssctr_test_init(struct kunit *test)
 {
-	if (!riscv_ctr_num_branches())
+	if (!riscv_ssctr_num_branches())
 		kunit_skip(test, "no control transfer records on this hart");
 	return 0;
 }
 
-static void ctr_test_exit(struct kunit *test)
+static void ssctr_test_exit(struct kunit *test)
 {
 	unsigned long flags;
 
 	/* A per-CPU operation, as in the CPU hotplug callbacks. */
-	if (riscv_ctr_num_branches()) {
+	if (riscv_ssctr_num_branches()) {
 		local_irq_save(flags);
-		riscv_ctr_reset();
+		riscv_ssctr_reset();
 		local_irq_restore(flags);
 	}
 }
 
-static void ctr_test_depth(struct kunit *test)
+static void ssctr_test_depth(struct kunit *test)
 {
-	unsigned int n = riscv_ctr_num_branches();
+	unsigned int n = riscv_ssctr_num_branches();
 	unsigned long depth = FIELD_GET(SCTRDEPTH_DEPTH, csr_read(CSR_SCTRDEPTH));
 
 	KUNIT_EXPECT_TRUE(test, is_power_of_2(n));
-	KUNIT_EXPECT_GE(test, n, CTR_DEPTH_ENTRIES(0));
-	KUNIT_EXPECT_LE(test, n, CTR_MAX_ENTRIES);
-	KUNIT_EXPECT_EQ(test, CTR_DEPTH_ENTRIES(depth), n);
+	KUNIT_EXPECT_GE(test, n, SSCTR_DEPTH_ENTRIES(0));
+	KUNIT_EXPECT_LE(test, n, SSCTR_MAX_ENTRIES);
+	KUNIT_EXPECT_EQ(test, SSCTR_DEPTH_ENTRIES(depth), n);
 }
 
 /* Reset leaves recording off, the buffer unfrozen and every entry empty. */
-static void ctr_test_reset_state(struct kunit *test)
+static void ssctr_test_reset_state(struct kunit *test)
 {
-	struct riscv_ctr_entry e;
+	struct riscv_ssctr_entry e;
 	unsigned long flags;
 	unsigned int i, dirty = 0;
 
@@ -108,13 +108,13 @@ static void ctr_test_reset_state(struct kunit *test)
 	/* Stale guest enables, as firmware or a previous kernel may leave. */
 	if (riscv_has_extension_unlikely(RISCV_ISA_EXT_H))
 		csr_write(CSR_VSCTRCTL, CTRCTL_U | CTRCTL_S);
-	riscv_ctr_reset();
+	riscv_ssctr_reset();
 	KUNIT_EXPECT_EQ(test, csr_read(CSR_SCTRCTL), 0);
 	if (riscv_has_extension_unlikely(RISCV_ISA_EXT_H))
 		KUNIT_EXPECT_EQ(test, csr_read(CSR_VSCTRCTL), 0);
 	KUNIT_EXPECT_EQ(test, csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_FROZEN, 0);
-	for (i = 0; i < riscv_ctr_num_branches(); i++) {
-		ctr_test_read(i, &e);
+	for (i = 0; i < riscv_ssctr_num_branches(); i++) {
+		ssctr_test_read(i, &e);
 		if (e.source | e.target | e.data)
 			dirty++;
 	}
@@ -123,41 +123,41 @@ static void ctr_test_reset_state(struct kunit *test)
 }
 
 /* Does this hart record transfer types? Without TYPE the field reads 0. */
-static bool ctr_test_hart_type(void)
+static bool ssctr_test_hart_type(void)
 {
-	struct riscv_ctr_caps hart;
+	struct riscv_ssctr_caps hart;
 	unsigned long flags;
 	int ret;
 
 	local_irq_save(flags);
-	ret = riscv_ctr_probe_caps(riscv_ctr_num_branches(), &hart);
+	ret = riscv_ssctr_probe_caps(riscv_ssctr_num_branches(), &hart);
 	local_irq_restore(flags);
 	return !ret && hart.type;
 }
 
 /* SCTRCLR wipes every entry, including the oldest, while frozen or not. */
-static void ctr_test_clear(struct kunit *test)
+static void ssctr_test_clear(struct kunit *test)
 {
-	unsigned int last = riscv_ctr_num_branches() - 1;
-	struct riscv_ctr_entry in = {
+	unsigned int last = riscv_ssctr_num_branches() - 1;
+	struct riscv_ssctr_entry in = {
 		.source = 0xffffffff80001234ULL | CTRSOURCE_VALID,
 		.target = 0xffffffff80005678ULL | CTRTARGET_MISP,
 		.data = CTR_TYPE_DIRCALL,
 	};
-	const u64 type = ctr_test_hart_type() ? in.data : 0;
-	struct riscv_ctr_entry out0, outn;
+	const u64 type = ssctr_test_hart_type() ? in.data : 0;
+	struct riscv_ssctr_entry out0, outn;
 	unsigned long flags;
 
 	local_irq_save(flags);
-	ctr_test_write(0, &in);
-	ctr_test_write(last, &in);
-	ctr_test_read(0, &out0);
-	riscv_ctr_clear();
-	ctr_test_read(last, &outn);
+	ssctr_test_write(0, &in);
+	ssctr_test_write(last, &in);
+	ssctr_test_read(0, &out0);
+	riscv_ssctr_clear();
+	ssctr_test_read(last, &outn);
 	local_irq_restore(flags);
 
 	KUNIT_EXPECT_EQ(test, out0.source, in.source);
-	KUNIT_EXPECT_EQ(test, out0.target & CTR_PC_MASK, in.target & CTR_PC_MASK);
+	KUNIT_EXPECT_EQ(test, out0.target & SSCTR_PC_MASK, in.target & SSCTR_PC_MASK);
 	KUNIT_EXPECT_EQ(test, out0.data & CTRDATA_TYPE, type);
 	KUNIT_EXPECT_EQ(test, outn.source, 0);
 	KUNIT_EXPECT_EQ(test, outn.target, 0);
@@ -165,25 +165,25 @@ static void ctr_test_clear(struct kunit *test)
 }
 
 /* Entries at and beyond a smaller depth read zero and ignore writes. */
-static void ctr_test_shallow(struct kunit *test)
+static void ssctr_test_shallow(struct kunit *test)
 {
-	struct riscv_ctr_entry in = {
+	struct riscv_ssctr_entry in = {
 		.source = 0x10000ULL | CTRSOURCE_VALID,
 		.target = 0x20000ULL,
 		.data = CTR_TYPE_BRANCH_T,
 	};
-	struct riscv_ctr_entry out;
+	struct riscv_ssctr_entry out;
 	unsigned long flags;
 
-	if (riscv_ctr_num_branches() == CTR_DEPTH_ENTRIES(0))
+	if (riscv_ssctr_num_branches() == SSCTR_DEPTH_ENTRIES(0))
 		kunit_skip(test, "the hart only has the smallest depth");
 
 	local_irq_save(flags);
 	csr_write(CSR_SCTRDEPTH, 0);
-	riscv_ctr_clear();
-	ctr_test_write(CTR_DEPTH_ENTRIES(0), &in);
-	ctr_test_read(CTR_DEPTH_ENTRIES(0), &out);
-	riscv_ctr_reset();
+	riscv_ssctr_clear();
+	ssctr_test_write(SSCTR_DEPTH_ENTRIES(0), &in);
+	ssctr_test_read(SSCTR_DEPTH_ENTRIES(0), &out);
+	riscv_ssctr_reset();
 	local_irq_restore(flags);
 
 	KUNIT_EXPECT_EQ(test, out.source, 0);
@@ -196,7 +196,7 @@ static void ctr_test_shallow(struct kunit *test)
  * What each perf filter must record, written out again here so that a
  * change to the driver's table shows up as a failure.
  */
-static u32 ctr_test_expected_types(u64 bst)
+static u32 ssctr_test_expected_types(u64 bst)
 {
 	u32 types = 0;
 
@@ -225,7 +225,7 @@ static u32 ctr_test_expected_types(u64 bst)
  * Every branch_sample_type perf can send (all the bits below MAX), with
  * and without the not_taken format attribute.
  */
-static void ctr_test_request_all(struct kunit *test)
+static void ssctr_test_request_all(struct kunit *test)
 {
 	const u64 unsupported = PERF_SAMPLE_BRANCH_ABORT_TX |
 		PERF_SAMPLE_BRANCH_IN_TX | PERF_SAMPLE_BRANCH_NO_TX |
@@ -238,24 +238,24 @@ static void ctr_test_request_all(struct kunit *test)
 
 	for (nt = 0; nt < 2; nt++) {
 		for (bst = 0; bst < PERF_SAMPLE_BRANCH_MAX; bst++) {
-			u32 types = ctr_test_expected_types(bst), priv = 0, req = 0;
+			u32 types = ssctr_test_expected_types(bst), priv = 0, req = 0;
 			int want = 0, ret;
 
 			if (bst & PERF_SAMPLE_BRANCH_USER)
-				priv |= CTR_REQ_U;
+				priv |= SSCTR_REQ_U;
 			if (bst & (PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV))
-				priv |= CTR_REQ_S;
+				priv |= SSCTR_REQ_S;
 			if (bst & unsupported) {
 				want = -EOPNOTSUPP;
 			} else if (bst & PERF_SAMPLE_BRANCH_CALL_STACK) {
 				/* A user call stack, without type filters. */
 				if (types || nt)
 					want = -EINVAL;
-				else if (priv & CTR_REQ_S)
+				else if (priv & SSCTR_REQ_S)
 					want = -EOPNOTSUPP;
 				else if (!priv)
 					want = -EINVAL;
-				types = calls | CTR_REQ_CALLSTACK;
+				types = calls | SSCTR_REQ_CALLSTACK;
 			} else if (nt && !(bst & conds)) {
 				want = -EINVAL;
 			} else if (!types || !priv) {
@@ -265,7 +265,7 @@ static void ctr_test_request_all(struct kunit *test)
 			if (nt)
 				types |= T(BRANCH_NT);
 
-			ret = riscv_ctr_request(bst, nt, &req);
+			ret = riscv_ssctr_request(bst, nt, &req);
 			if (ret != want || (!ret && req != (types | priv))) {
 				if (!bad++)
 					kunit_err(test, "bst %#llx nt %d: %d %#x, want %d %#x\n",
@@ -280,26 +280,26 @@ static void ctr_test_request_all(struct kunit *test)
 }
 
 /* The inhibit bit of each type, again written out independently. */
-static const u64 ctr_test_inhibit[CTR_NR_TYPES] = {
+static const u64 ssctr_test_inhibit[SSCTR_NR_TYPES] = {
 	[1] = BIT_ULL(33), [2] = BIT_ULL(34), [3] = BIT_ULL(35),
 	[5] = BIT_ULL(37), [8] = BIT_ULL(40), [9] = BIT_ULL(41),
 	[10] = BIT_ULL(42), [11] = BIT_ULL(43), [12] = BIT_ULL(44),
 	[13] = BIT_ULL(45), [14] = BIT_ULL(46), [15] = BIT_ULL(47),
 };
 
-static void ctr_test_ctl(struct kunit *test)
+static void ssctr_test_ctl(struct kunit *test)
 {
 	u64 all = CTRCTL_U | CTRCTL_S | CTRCTL_LCOFIFRZ | CTRCTL_NTBREN;
 	unsigned int t, bad = 0;
 	unsigned long flags;
-	struct riscv_ctr_caps caps = ctr_test_full;
+	struct riscv_ssctr_caps caps = ssctr_test_full;
 	u32 types;
 
-	if (!riscv_ctr_num_branches())
+	if (!riscv_ssctr_num_branches())
 		kunit_skip(test, "the writable sctrctl bits are probed on CTR harts");
 
-	for (t = 0; t < CTR_NR_TYPES; t++)
-		all |= ctr_test_inhibit[t];
+	for (t = 0; t < SSCTR_NR_TYPES; t++)
+		all |= ssctr_test_inhibit[t];
 
 	/* The optional fields this hart implements: they read back. */
 	local_irq_save(flags);
@@ -308,17 +308,17 @@ static void ctr_test_ctl(struct kunit *test)
 	csr_write(CSR_SCTRCTL, 0);
 	local_irq_restore(flags);
 
-	for (types = 0; types <= CTR_REQ_TYPES; types++) {
-		u32 req = types | ((types & 1) ? CTR_REQ_U : CTR_REQ_S);
-		u64 ctl = riscv_ctr_ctl(&caps, req), want;
+	for (types = 0; types <= SSCTR_REQ_TYPES; types++) {
+		u32 req = types | ((types & 1) ? SSCTR_REQ_U : SSCTR_REQ_S);
+		u64 ctl = riscv_ssctr_ctl(&caps, req), want;
 
 		want = CTRCTL_LCOFIFRZ | ((types & 1) ? CTRCTL_U : CTRCTL_S);
-		for (t = 0; t < CTR_NR_TYPES; t++)
+		for (t = 0; t < SSCTR_NR_TYPES; t++)
 			if (!(types & BIT(t)))
-				want |= ctr_test_inhibit[t];
+				want |= ssctr_test_inhibit[t];
 		/* With kernel branches, interrupts are always recorded. */
 		if (!(types & 1))
-			want &= ~ctr_test_inhibit[CTR_TYPE_INTERRUPT];
+			want &= ~ssctr_test_inhibit[CTR_TYPE_INTERRUPT];
 		if (types & T(BRANCH_NT))
 			want |= CTRCTL_NTBREN;
 		/* Bits the hart lacks read 0: the driver must not set them. */
@@ -333,13 +333,13 @@ static void ctr_test_ctl(struct kunit *test)
 }
 
 /* A user call stack: RASEMU and U, whatever types the request holds. */
-static void ctr_test_ctl_callstack(struct kunit *test)
+static void ssctr_test_ctl_callstack(struct kunit *test)
 {
 	const u64 want = CTRCTL_LCOFIFRZ | CTRCTL_RASEMU | CTRCTL_U;
-	struct riscv_ctr_caps caps = ctr_test_full;
+	struct riscv_ssctr_caps caps = ssctr_test_full;
 	unsigned long flags;
 
-	if (!riscv_ctr_num_branches())
+	if (!riscv_ssctr_num_branches())
 		kunit_skip(test, "the writable sctrctl bits are probed on CTR harts");
 
 	local_irq_save(flags);
@@ -348,15 +348,15 @@ static void ctr_test_ctl_callstack(struct kunit *test)
 	csr_write(CSR_SCTRCTL, 0);
 	local_irq_restore(flags);
 
-	KUNIT_EXPECT_EQ(test, riscv_ctr_ctl(&caps, CTR_REQ_CALLSTACK | CTR_REQ_U |
-					    T(INDCALL) | T(DIRCALL) | T(CORSWAP)),
+	KUNIT_EXPECT_EQ(test, riscv_ssctr_ctl(&caps, SSCTR_REQ_CALLSTACK | SSCTR_REQ_U |
+					      T(INDCALL) | T(DIRCALL) | T(CORSWAP)),
 			want & caps.ctl);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_ctl(&caps, CTR_REQ_CALLSTACK | CTR_REQ_U |
-					    CTR_REQ_TYPES),
+	KUNIT_EXPECT_EQ(test, riscv_ssctr_ctl(&caps, SSCTR_REQ_CALLSTACK | SSCTR_REQ_U |
+					      SSCTR_REQ_TYPES),
 			want & caps.ctl);
 }
 
-static void ctr_test_cycles(struct kunit *test)
+static void ssctr_test_cycles(struct kunit *test)
 {
 	static const u32 ccms[] = { 0, 1, 2047, 4095 };
 	unsigned int cce, i;
@@ -368,14 +368,14 @@ static void ctr_test_cycles(struct kunit *test)
 			u64 want = cce ? (4096ULL + ccms[i]) * (1ULL << (cce - 1)) :
 				   ccms[i];
 
-			KUNIT_EXPECT_EQ_MSG(test, riscv_ctr_cycles(data), want,
+			KUNIT_EXPECT_EQ_MSG(test, riscv_ssctr_cycles(data), want,
 					    "CCE %u CCM %u", cce, ccms[i]);
 			/* Without CCV the count is not to be trusted. */
-			KUNIT_EXPECT_EQ(test, riscv_ctr_cycles(data & ~CTRDATA_CCV), 0);
+			KUNIT_EXPECT_EQ(test, riscv_ssctr_cycles(data & ~CTRDATA_CCV), 0);
 		}
 	}
 	/* The largest value: every bit of the field set. */
-	KUNIT_EXPECT_EQ(test, riscv_ctr_cycles(CTRDATA_CCV | CTRDATA_CC), 134201344);
+	KUNIT_EXPECT_EQ(test, riscv_ssctr_cycles(CTRDATA_CCV | CTRDATA_CC), 134201344);
 }
 
 /*
@@ -383,7 +383,7 @@ static void ctr_test_cycles(struct kunit *test)
  * set, as the read loops store it: the decoded count saturated at 16 bits,
  * at the bit position asked for.
  */
-static void ctr_test_cycles_word(struct kunit *test)
+static void ssctr_test_cycles_word(struct kunit *test)
 {
 	static const unsigned int shifts[] = { 0, 4, 20 };
 	unsigned int cc, ccv, i, bad = 0;
@@ -397,7 +397,7 @@ static void ctr_test_cycles_word(struct kunit *test)
 
 			want = ccv ? min(want, 0xffffULL) : 0;
 			for (i = 0; i < ARRAY_SIZE(shifts); i++) {
-				u64 got = riscv_ctr_cycles_word(data, shifts[i]);
+				u64 got = riscv_ssctr_cycles_word(data, shifts[i]);
 
 				if (got == want << shifts[i])
 					continue;
@@ -411,10 +411,10 @@ static void ctr_test_cycles_word(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bad, 0);
 }
 
-static void ctr_test_decode_one(struct kunit *test, unsigned int type,
-				struct perf_branch_entry *e)
+static void ssctr_test_decode_one(struct kunit *test, unsigned int type,
+				  struct perf_branch_entry *e)
 {
-	struct riscv_ctr_entry raw = {
+	struct riscv_ssctr_entry raw = {
 		.source = 0x1000 | CTRSOURCE_VALID,
 		.target = 0x2000,
 		.data = type,
@@ -422,15 +422,15 @@ static void ctr_test_decode_one(struct kunit *test, unsigned int type,
 
 	int youngest;
 
-	KUNIT_ASSERT_EQ(test, ctr_test_decode(&ctr_test_full, &raw, 1,
-					       CTR_REQ_TYPES | CTR_REQ_U,
+	KUNIT_ASSERT_EQ(test, ssctr_test_decode(&ssctr_test_full, &raw, 1,
+					       SSCTR_REQ_TYPES | SSCTR_REQ_U,
 					       PERF_SAMPLE_BRANCH_TYPE_SAVE, e,
 					       &youngest), 1);
 }
 
-static void ctr_test_types(struct kunit *test)
+static void ssctr_test_types(struct kunit *test)
 {
-	static const struct { u8 type, new_type; } want[CTR_NR_TYPES] = {
+	static const struct { u8 type, new_type; } want[SSCTR_NR_TYPES] = {
 		/* The source, 0x1000, cannot be read: see exception_types. */
 		[0] = { PERF_BR_UNKNOWN },
 		[1] = { PERF_BR_EXTEND_ABI, PERF_BR_NEW_FAULT_INST },
@@ -448,15 +448,15 @@ static void ctr_test_types(struct kunit *test)
 	struct perf_branch_entry e;
 	unsigned int t;
 
-	for (t = 0; t < CTR_NR_TYPES; t++) {
-		ctr_test_decode_one(test, t, &e);
+	for (t = 0; t < SSCTR_NR_TYPES; t++) {
+		ssctr_test_decode_one(test, t, &e);
 		KUNIT_EXPECT_EQ_MSG(test, (u32)e.type, want[t].type, "type %u", t);
 		KUNIT_EXPECT_EQ_MSG(test, (u32)e.new_type, want[t].new_type, "type %u", t);
 	}
 }
 
 /* Instructions that take exceptions, as a record's source points at them. */
-static const u16 ctr_test_exc_insns[] __aligned(4) = {
+static const u16 ssctr_test_exc_insns[] __aligned(4) = {
 	0x0073, 0x0000,		/* ecall */
 	0xb503, 0x0005,		/* ld a0, 0(a1) */
 	0xa023, 0x00a5,		/* sw a0, 0(a1) */
@@ -470,11 +470,11 @@ static const u16 ctr_test_exc_insns[] __aligned(4) = {
  * An exception is a system call only when it is an ecall: the others are
  * told by the instruction at the source, or by its being unreadable.
  */
-static void ctr_test_exception_types(struct kunit *test)
+static void ssctr_test_exception_types(struct kunit *test)
 {
-	const u64 base = (u64)(uintptr_t)ctr_test_exc_insns;
+	const u64 base = (u64)(uintptr_t)ssctr_test_exc_insns;
 	/* An offset past the instructions: an unmapped source instead. */
-	const unsigned int unmapped = sizeof(ctr_test_exc_insns);
+	const unsigned int unmapped = sizeof(ssctr_test_exc_insns);
 	static const struct {
 		unsigned int offset;
 		u8 type, new_type;
@@ -487,7 +487,7 @@ static void ctr_test_exception_types(struct kunit *test)
 		{ 18, PERF_BR_EXTEND_ABI, PERF_BR_RISCV_EXCEPTION },
 		{ 20, PERF_BR_EXTEND_ABI, PERF_BR_RISCV_EXCEPTION },
 		/* The fetch itself faulted. */
-		{ sizeof(ctr_test_exc_insns), PERF_BR_EXTEND_ABI,
+		{ sizeof(ssctr_test_exc_insns), PERF_BR_EXTEND_ABI,
 		  PERF_BR_NEW_FAULT_INST },
 	};
 	struct perf_branch_entry e;
@@ -497,14 +497,14 @@ static void ctr_test_exception_types(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(want); i++) {
 		u64 source = want[i].offset == unmapped ? (u64)-PAGE_SIZE :
 			     base + want[i].offset;
-		struct riscv_ctr_entry raw = {
+		struct riscv_ssctr_entry raw = {
 			.source = source | CTRSOURCE_VALID,
 			.target = 0xffffffff80001000ULL,
 			.data = CTR_TYPE_EXCEPTION,
 		};
 
-		KUNIT_ASSERT_EQ(test, ctr_test_decode(&ctr_test_full, &raw, 1,
-						       CTR_REQ_TYPES | CTR_REQ_S,
+		KUNIT_ASSERT_EQ(test, ssctr_test_decode(&ssctr_test_full, &raw, 1,
+						       SSCTR_REQ_TYPES | SSCTR_REQ_S,
 						       PERF_SAMPLE_BRANCH_TYPE_SAVE,
 						       &e, &y), 1);
 		KUNIT_EXPECT_EQ_MSG(test, (u32)e.type, want[i].type,
@@ -515,10 +515,10 @@ static void ctr_test_exception_types(struct kunit *test)
 }
 
 /* Which records an event gets, by type and by the privilege of each end. */
-static void ctr_test_filter(struct kunit *test)
+static void ssctr_test_filter(struct kunit *test)
 {
 	const u64 k = 0xffffffff80000000ULL;
-	const struct riscv_ctr_entry raw[] = {
+	const struct riscv_ssctr_entry raw[] = {
 		{ 0x1000 | CTRSOURCE_VALID, 0x2000, CTR_TYPE_DIRCALL },
 		{ 0x1000 | CTRSOURCE_VALID, k | 0x100, CTR_TYPE_EXCEPTION },
 		{ k | 0x200 | CTRSOURCE_VALID, k | 0x300, CTR_TYPE_RETURN },
@@ -526,12 +526,12 @@ static void ctr_test_filter(struct kunit *test)
 		{ 0 | CTRSOURCE_VALID, k | 0x500, CTR_TYPE_INTERRUPT },
 		{ k | 0x600 | CTRSOURCE_VALID, 0, CTR_TYPE_TRAP_RETURN },
 	};
-	const struct riscv_ctr_caps *caps = &ctr_test_full;
+	const struct riscv_ssctr_caps *caps = &ssctr_test_full;
 	struct perf_branch_entry out[ARRAY_SIZE(raw)];
 	unsigned int n, i;
 	int y;
 
-	n = ctr_test_decode(caps, raw, ARRAY_SIZE(raw), CTR_REQ_TYPES | CTR_REQ_U,
+	n = ssctr_test_decode(caps, raw, ARRAY_SIZE(raw), SSCTR_REQ_TYPES | SSCTR_REQ_U,
 			     0, out, &y);
 	KUNIT_EXPECT_EQ(test, n, 1);
 	for (i = 0; i < n; i++) {
@@ -539,18 +539,18 @@ static void ctr_test_filter(struct kunit *test)
 		KUNIT_EXPECT_GE(test, (s64)out[i].to, 0);
 	}
 	/* Kernel only: a user end reads 0, as it would for S alone. */
-	n = ctr_test_decode(caps, raw, ARRAY_SIZE(raw), CTR_REQ_TYPES | CTR_REQ_S,
+	n = ssctr_test_decode(caps, raw, ARRAY_SIZE(raw), SSCTR_REQ_TYPES | SSCTR_REQ_S,
 			     0, out, &y);
 	KUNIT_EXPECT_EQ(test, n, 5);
 	KUNIT_EXPECT_EQ(test, out[0].from, 0);
 	KUNIT_EXPECT_EQ(test, out[0].to, k | 0x100);
 	KUNIT_EXPECT_EQ(test, out[2].from, k | 0x400);
 	KUNIT_EXPECT_EQ(test, out[2].to, 0);
-	n = ctr_test_decode(caps, raw, ARRAY_SIZE(raw),
-			     CTR_REQ_TYPES | CTR_REQ_U | CTR_REQ_S, 0, out, &y);
+	n = ssctr_test_decode(caps, raw, ARRAY_SIZE(raw),
+			     SSCTR_REQ_TYPES | SSCTR_REQ_U | SSCTR_REQ_S, 0, out, &y);
 	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(raw));
-	n = ctr_test_decode(caps, raw, ARRAY_SIZE(raw),
-			     T(TRAP_RETURN) | CTR_REQ_U | CTR_REQ_S, 0, out, &y);
+	n = ssctr_test_decode(caps, raw, ARRAY_SIZE(raw),
+			     T(TRAP_RETURN) | SSCTR_REQ_U | SSCTR_REQ_S, 0, out, &y);
 	KUNIT_EXPECT_EQ(test, n, 2);
 	KUNIT_EXPECT_EQ(test, out[0].from, k | 0x400);
 	KUNIT_EXPECT_EQ(test, out[1].to, 0);
@@ -563,7 +563,7 @@ static void ctr_test_filter(struct kunit *test)
  * records a trap from U with source 0 and a trap return to U with target
  * 0; for U alone (no STE) neither.
  */
-static void ctr_test_merged_priv(struct kunit *test)
+static void ssctr_test_merged_priv(struct kunit *test)
 {
 	const u64 k = 0xffffffff80000000ULL;
 	/* Each transfer, and what S alone and U alone record of it. */
@@ -582,13 +582,13 @@ static void ctr_test_merged_priv(struct kunit *test)
 		{ 0x3004, 0x1000, CTR_TYPE_RETURN, { { 0, 0 }, { 0x3004, 0x1000 } } },
 	};
 	static const u32 filters[] = {
-		CTR_REQ_TYPES,
+		SSCTR_REQ_TYPES,
 		T(EXCEPTION) | T(INTERRUPT) | T(INDCALL) | T(DIRCALL),
 		T(TRAP_RETURN) | T(RETURN),
 		T(DIRCALL),
 	};
-	static const u32 modes[2] = { CTR_REQ_S, CTR_REQ_U };
-	struct riscv_ctr_entry raw[ARRAY_SIZE(x)];
+	static const u32 modes[2] = { SSCTR_REQ_S, SSCTR_REQ_U };
+	struct riscv_ssctr_entry raw[ARRAY_SIZE(x)];
 	struct perf_branch_entry out[ARRAY_SIZE(x)];
 	unsigned int i, f, m, n, want;
 	int y;
@@ -597,13 +597,13 @@ static void ctr_test_merged_priv(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(x); i++) {
 		const unsigned int j = ARRAY_SIZE(x) - 1 - i;
 
-		raw[i] = (struct riscv_ctr_entry){ x[j].from | CTRSOURCE_VALID,
+		raw[i] = (struct riscv_ssctr_entry){ x[j].from | CTRSOURCE_VALID,
 						   x[j].to, x[j].type };
 	}
 	for (f = 0; f < ARRAY_SIZE(filters); f++) {
 		for (m = 0; m < ARRAY_SIZE(modes); m++) {
-			n = ctr_test_decode(&ctr_test_full, raw, ARRAY_SIZE(raw),
-					    filters[f] | modes[m], 0, out, &y);
+			n = ssctr_test_decode(&ssctr_test_full, raw, ARRAY_SIZE(raw),
+					      filters[f] | modes[m], 0, out, &y);
 			want = 0;
 			for (i = ARRAY_SIZE(x); i-- > 0; ) {
 				const u64 *e = x[i].alone[m];
@@ -629,42 +629,42 @@ static void ctr_test_merged_priv(struct kunit *test)
  * The hardware index of a sample comes from the index of its youngest
  * record, when its records are consecutive in the buffer, else -1.
  */
-static int ctr_test_youngest(const struct riscv_ctr_entry *raw,
-			     unsigned int nr, u32 request)
+static int ssctr_test_youngest(const struct riscv_ssctr_entry *raw,
+			       unsigned int nr, u32 request)
 {
 	struct perf_branch_entry out[8];
 	int youngest;
 
-	ctr_test_decode(&ctr_test_full, raw, nr, request, 0, out, &youngest);
+	ssctr_test_decode(&ssctr_test_full, raw, nr, request, 0, out, &youngest);
 	return youngest;
 }
 
-static void ctr_test_hw_idx(struct kunit *test)
+static void ssctr_test_hw_idx(struct kunit *test)
 {
 	const u64 k = 0xffffffff80000000ULL;
-	const struct riscv_ctr_entry raw[] = {
+	const struct riscv_ssctr_entry raw[] = {
 		{ k | 0x100 | CTRSOURCE_VALID, k | 0x200, CTR_TYPE_RETURN },
 		{ 0x1000 | CTRSOURCE_VALID, 0x2000, CTR_TYPE_DIRCALL },
 		{ 0x2000 | CTRSOURCE_VALID, 0x3000, CTR_TYPE_DIRCALL },
 		{ k | 0x300 | CTRSOURCE_VALID, k | 0x400, CTR_TYPE_RETURN },
 		{ 0x3000 | CTRSOURCE_VALID, 0x4000, CTR_TYPE_DIRCALL },
 	};
-	const u32 u = CTR_REQ_TYPES | CTR_REQ_U, s = CTR_REQ_TYPES | CTR_REQ_S;
+	const u32 u = SSCTR_REQ_TYPES | SSCTR_REQ_U, s = SSCTR_REQ_TYPES | SSCTR_REQ_S;
 
 	/* Everything: raw[0]. */
-	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 5, u | s), 0);
+	KUNIT_EXPECT_EQ(test, ssctr_test_youngest(raw, 5, u | s), 0);
 	/* User records 1 and 2 are consecutive; 4 is after a gap. */
-	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 3, u), 1);
-	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 5, u), -1);
+	KUNIT_EXPECT_EQ(test, ssctr_test_youngest(raw, 3, u), 1);
+	KUNIT_EXPECT_EQ(test, ssctr_test_youngest(raw, 5, u), -1);
 	/* Kernel records 0 and 3 are not consecutive either. */
-	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 5, s), -1);
-	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 1, s), 0);
+	KUNIT_EXPECT_EQ(test, ssctr_test_youngest(raw, 5, s), -1);
+	KUNIT_EXPECT_EQ(test, ssctr_test_youngest(raw, 1, s), 0);
 	/* Only calls: 1, 2 and 4 with a return between. */
-	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 5, T(DIRCALL) | CTR_REQ_U), -1);
-	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 4, T(DIRCALL) | CTR_REQ_U), 1);
+	KUNIT_EXPECT_EQ(test, ssctr_test_youngest(raw, 5, T(DIRCALL) | SSCTR_REQ_U), -1);
+	KUNIT_EXPECT_EQ(test, ssctr_test_youngest(raw, 4, T(DIRCALL) | SSCTR_REQ_U), 1);
 	/* No record taken, or none there: -1. */
-	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 1, u), -1);
-	KUNIT_EXPECT_EQ(test, ctr_test_youngest(raw, 0, u | s), -1);
+	KUNIT_EXPECT_EQ(test, ssctr_test_youngest(raw, 1, u), -1);
+	KUNIT_EXPECT_EQ(test, ssctr_test_youngest(raw, 0, u | s), -1);
 }
 
 /*
@@ -672,21 +672,21 @@ static void ctr_test_hw_idx(struct kunit *test)
  * beside other events after an unfrozen overflow: the records and the
  * hardware index are those of the same entries read from the hart.
  */
-static void ctr_test_decode_raw(struct kunit *test)
+static void ssctr_test_decode_raw(struct kunit *test)
 {
 	const u64 k = 0xffffffff80000000ULL, v = CTRSOURCE_VALID;
-	const struct riscv_ctr_entry raw[] = {
+	const struct riscv_ssctr_entry raw[] = {
 		{ 0x1000 | v, 0x2000, CTR_TYPE_DIRCALL },
 		{ k | 0x300 | v, k | 0x400, CTR_TYPE_RETURN },
 		{ 0x3000 | v, 0x4000 | CTRTARGET_MISP, CTR_TYPE_DIRCALL },
 	};
-	const u32 all = CTR_REQ_TYPES | CTR_REQ_U | CTR_REQ_S;
+	const u32 all = SSCTR_REQ_TYPES | SSCTR_REQ_U | SSCTR_REQ_S;
 	struct perf_branch_entry out[4];
 	int youngest;
 
 	/* Copied as they come. */
-	KUNIT_ASSERT_EQ(test, riscv_ctr_decode_raw(&ctr_test_full, all, raw, 3,
-						   3, 4, all, 0, out, &youngest), 3);
+	KUNIT_ASSERT_EQ(test, riscv_ssctr_decode_raw(&ssctr_test_full, all, raw, 3,
+						     3, 4, all, 0, out, &youngest), 3);
 	KUNIT_EXPECT_EQ(test, youngest, 3);
 	KUNIT_EXPECT_EQ(test, out[0].from, 0x1000);
 	KUNIT_EXPECT_EQ(test, out[1].to, k | 0x400);
@@ -694,20 +694,20 @@ static void ctr_test_decode_raw(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, out[2].mispred);
 	KUNIT_EXPECT_FALSE(test, out[0].mispred);
 	/* At most @max. */
-	KUNIT_EXPECT_EQ(test, riscv_ctr_decode_raw(&ctr_test_full, all, raw, 3,
-						   3, 2, all, 0, out, &youngest), 2);
+	KUNIT_EXPECT_EQ(test, riscv_ssctr_decode_raw(&ssctr_test_full, all, raw, 3,
+						     3, 2, all, 0, out, &youngest), 2);
 	/* User calls only: entries 3 and 5, with a gap: no hardware index. */
-	KUNIT_ASSERT_EQ(test, riscv_ctr_decode_raw(&ctr_test_full, all, raw, 3, 3, 4,
-						   T(DIRCALL) | CTR_REQ_U,
-						   PERF_SAMPLE_BRANCH_TYPE_SAVE,
-						   out, &youngest), 2);
+	KUNIT_ASSERT_EQ(test, riscv_ssctr_decode_raw(&ssctr_test_full, all, raw, 3, 3, 4,
+						     T(DIRCALL) | SSCTR_REQ_U,
+						     PERF_SAMPLE_BRANCH_TYPE_SAVE,
+						     out, &youngest), 2);
 	KUNIT_EXPECT_EQ(test, youngest, -1);
 	KUNIT_EXPECT_EQ(test, out[1].from, 0x3000);
 	KUNIT_EXPECT_TRUE(test, out[1].type == PERF_BR_CALL);
 	/* Nothing copied (the handler's records filled the buffer). */
-	KUNIT_EXPECT_EQ(test, riscv_ctr_decode_raw(&ctr_test_full, all, raw, 0,
-						   CTR_MAX_ENTRIES, 4, all, 0, out,
-						   &youngest), 0);
+	KUNIT_EXPECT_EQ(test, riscv_ssctr_decode_raw(&ssctr_test_full, all, raw, 0,
+						     SSCTR_MAX_ENTRIES, 4, all, 0, out,
+						     &youngest), 0);
 	KUNIT_EXPECT_EQ(test, youngest, -1);
 }
 
@@ -716,55 +716,55 @@ static void ctr_test_decode_raw(struct kunit *test)
  * handler's records end with the interrupt that led to it. Its source is
  * the interrupted PC, or 0 when the interrupted mode was not recorded.
  */
-static void ctr_test_after_irq(struct kunit *test)
+static void ssctr_test_after_irq(struct kunit *test)
 {
 	const u64 k = 0xffffffff80000000ULL, v = CTRSOURCE_VALID;
 	const unsigned long upc = 0x10200, kpc = k | 0x4000;
 	const u64 s_only = CTRCTL_S, both = CTRCTL_U | CTRCTL_S;
 	/* Youngest first: the handler, the interrupt, then the task's own. */
-	const struct riscv_ctr_entry from_user[] = {
+	const struct riscv_ssctr_entry from_user[] = {
 		{ k | 0x900 | v, k | 0x940, CTR_TYPE_DIRCALL },
 		{ k | 0x800 | v, k | 0x880, CTR_TYPE_BRANCH_T },
 		{ 0 | v, k | 0x100, CTR_TYPE_INTERRUPT },
 		{ k | 0x700 | v, 0, CTR_TYPE_TRAP_RETURN },
 		{ k | 0x600 | v, k | 0x640, CTR_TYPE_DIRCALL },
 	};
-	const struct riscv_ctr_entry at_pc[] = {
+	const struct riscv_ssctr_entry at_pc[] = {
 		{ k | 0x900 | v, k | 0x940, CTR_TYPE_DIRCALL },
 		{ upc | v, k | 0x100, CTR_TYPE_INTERRUPT },
 		{ 0x10100 | v, upc, CTR_TYPE_BRANCH_T },
 	};
-	const struct riscv_ctr_entry in_kernel[] = {
+	const struct riscv_ssctr_entry in_kernel[] = {
 		{ k | 0x900 | v, k | 0x940, CTR_TYPE_DIRCALL },
 		{ kpc | v, k | 0x100, CTR_TYPE_INTERRUPT },
 		{ k | 0x3000 | v, kpc, CTR_TYPE_DIRJUMP },
 	};
-	const struct riscv_ctr_entry other_pc[] = {
+	const struct riscv_ssctr_entry other_pc[] = {
 		{ k | 0x900 | v, k | 0x940, CTR_TYPE_DIRCALL },
 		{ 0x10300 | v, k | 0x100, CTR_TYPE_INTERRUPT },
 		{ 0x10100 | v, 0x10300, CTR_TYPE_BRANCH_T },
 	};
 
 	/* User space interrupted while only kernel branches are recorded. */
-	KUNIT_EXPECT_EQ(test, ctr_test_after_irq_on(true, from_user, 5, s_only, upc), 3);
+	KUNIT_EXPECT_EQ(test, ssctr_test_after_irq_on(true, from_user, 5, s_only, upc), 3);
 	/* Recording user space too, the interrupt's source is the PC. */
-	KUNIT_EXPECT_EQ(test, ctr_test_after_irq_on(true, at_pc, 3, both, upc), 2);
-	KUNIT_EXPECT_EQ(test, ctr_test_after_irq_on(true, from_user, 5, both, upc),
-			CTR_MAX_ENTRIES);
-	KUNIT_EXPECT_EQ(test, ctr_test_after_irq_on(true, in_kernel, 3, s_only, kpc), 2);
+	KUNIT_EXPECT_EQ(test, ssctr_test_after_irq_on(true, at_pc, 3, both, upc), 2);
+	KUNIT_EXPECT_EQ(test, ssctr_test_after_irq_on(true, from_user, 5, both, upc),
+			SSCTR_MAX_ENTRIES);
+	KUNIT_EXPECT_EQ(test, ssctr_test_after_irq_on(true, in_kernel, 3, s_only, kpc), 2);
 	/* An interrupt taken elsewhere is not the one: none of them is kept. */
-	KUNIT_EXPECT_EQ(test, ctr_test_after_irq_on(true, other_pc, 3, both, upc),
-			CTR_MAX_ENTRIES);
+	KUNIT_EXPECT_EQ(test, ssctr_test_after_irq_on(true, other_pc, 3, both, upc),
+			SSCTR_MAX_ENTRIES);
 	/* Without TYPE the source alone decides. */
-	KUNIT_EXPECT_EQ(test, ctr_test_after_irq_on(false, from_user, 5, s_only, upc), 3);
-	KUNIT_EXPECT_EQ(test, ctr_test_after_irq_on(false, at_pc, 3, both, upc), 2);
+	KUNIT_EXPECT_EQ(test, ssctr_test_after_irq_on(false, from_user, 5, s_only, upc), 3);
+	KUNIT_EXPECT_EQ(test, ssctr_test_after_irq_on(false, at_pc, 3, both, upc), 2);
 	/*
 	 * Interrupts inhibited (a type filter without TYPE): entry 2 is an
 	 * exception from user space, which looks the same. None is kept.
 	 */
-	KUNIT_EXPECT_EQ(test, ctr_test_after_irq_on(false, from_user, 5,
-						    s_only | CTRCTL_INTRINH, upc),
-			CTR_MAX_ENTRIES);
+	KUNIT_EXPECT_EQ(test, ssctr_test_after_irq_on(false, from_user, 5,
+						      s_only | CTRCTL_INTRINH, upc),
+			SSCTR_MAX_ENTRIES);
 }
 
 /*
@@ -772,72 +772,72 @@ static void ctr_test_after_irq(struct kunit *test)
  * filter alone: it takes the filter, records no interrupt it was not
  * asked for, and lets only events of the same types share a CPU.
  */
-static void ctr_test_no_type_filters(struct kunit *test)
+static void ssctr_test_no_type_filters(struct kunit *test)
 {
 	const u64 call_u = PERF_SAMPLE_BRANCH_CALL | PERF_SAMPLE_BRANCH_USER;
 	const u64 call_k = PERF_SAMPLE_BRANCH_CALL | PERF_SAMPLE_BRANCH_KERNEL;
 	const u64 any_u = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;
 	const u64 cond_u = PERF_SAMPLE_BRANCH_COND | PERF_SAMPLE_BRANCH_USER;
-	struct riscv_ctr_caps caps = ctr_test_full;
+	struct riscv_ssctr_caps caps = ssctr_test_full;
 	u32 call, kcall, any, req;
 	u64 ctl;
 
 	caps.type = false;
-	KUNIT_ASSERT_EQ(test, riscv_ctr_check(&caps, call_u, false, &call), 0);
-	KUNIT_EXPECT_EQ(test, call & CTR_REQ_TYPES, T(DIRCALL));
-	KUNIT_ASSERT_EQ(test, riscv_ctr_check(&caps, any_u, false, &any), 0);
-	KUNIT_ASSERT_EQ(test, riscv_ctr_check(&caps, call_k, false, &kcall), 0);
+	KUNIT_ASSERT_EQ(test, riscv_ssctr_check(&caps, call_u, false, &call), 0);
+	KUNIT_EXPECT_EQ(test, call & SSCTR_REQ_TYPES, T(DIRCALL));
+	KUNIT_ASSERT_EQ(test, riscv_ssctr_check(&caps, any_u, false, &any), 0);
+	KUNIT_ASSERT_EQ(test, riscv_ssctr_check(&caps, call_k, false, &kcall), 0);
 	/* Not-taken branches still need TYPE to tell them from taken ones. */
-	KUNIT_EXPECT_EQ(test, riscv_ctr_check(&caps, cond_u, true, &req),
+	KUNIT_EXPECT_EQ(test, riscv_ssctr_check(&caps, cond_u, true, &req),
 			-EOPNOTSUPP);
 
 	/* Kernel calls: interrupts stay out, as every other type. */
-	ctl = riscv_ctr_ctl(&caps, kcall);
+	ctl = riscv_ssctr_ctl(&caps, kcall);
 	KUNIT_EXPECT_EQ(test, ctl & CTRCTL_DIRCALLINH, 0);
 	KUNIT_EXPECT_NE(test, ctl & CTRCTL_INTRINH, 0);
 	KUNIT_EXPECT_NE(test, ctl & CTRCTL_RETINH, 0);
 
 	/* Events share a CPU when they ask for the same types only. */
-	KUNIT_EXPECT_TRUE(test, riscv_ctr_types_share(&caps, call, call, kcall));
-	KUNIT_EXPECT_FALSE(test, riscv_ctr_types_share(&caps, call, call, any));
-	KUNIT_EXPECT_FALSE(test, riscv_ctr_types_share(&caps, any, any, call));
-	KUNIT_EXPECT_FALSE(test, riscv_ctr_types_share(&caps, call, any, call));
-	KUNIT_EXPECT_TRUE(test, riscv_ctr_types_share(&caps, any, any, any));
+	KUNIT_EXPECT_TRUE(test, riscv_ssctr_types_share(&caps, call, call, kcall));
+	KUNIT_EXPECT_FALSE(test, riscv_ssctr_types_share(&caps, call, call, any));
+	KUNIT_EXPECT_FALSE(test, riscv_ssctr_types_share(&caps, any, any, call));
+	KUNIT_EXPECT_FALSE(test, riscv_ssctr_types_share(&caps, call, any, call));
+	KUNIT_EXPECT_TRUE(test, riscv_ssctr_types_share(&caps, any, any, any));
 
 	/* Without the inhibit bit of one other type, the filter is refused. */
 	caps.ctl &= ~CTRCTL_RETINH;
-	KUNIT_EXPECT_EQ(test, riscv_ctr_check(&caps, call_u, false, &req),
+	KUNIT_EXPECT_EQ(test, riscv_ssctr_check(&caps, call_u, false, &req),
 			-EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, riscv_ctr_check(&caps, any_u, false, &req), 0);
+	KUNIT_EXPECT_EQ(test, riscv_ssctr_check(&caps, any_u, false, &req), 0);
 
 	/* With TYPE, software keeps each event's types: any events share. */
-	caps = ctr_test_full;
-	KUNIT_EXPECT_TRUE(test, riscv_ctr_types_share(&caps, call, any, call));
-	KUNIT_EXPECT_TRUE(test, riscv_ctr_types_share(&caps, any, any, call));
-	ctl = riscv_ctr_ctl(&caps, kcall);
+	caps = ssctr_test_full;
+	KUNIT_EXPECT_TRUE(test, riscv_ssctr_types_share(&caps, call, any, call));
+	KUNIT_EXPECT_TRUE(test, riscv_ssctr_types_share(&caps, any, any, call));
+	ctl = riscv_ssctr_ctl(&caps, kcall);
 	KUNIT_EXPECT_EQ(test, ctl & CTRCTL_INTRINH, 0);
 }
 
-static struct kunit_case ctr_decode_cases[] = {
-	KUNIT_CASE(ctr_test_request_all),
-	KUNIT_CASE(ctr_test_ctl),
-	KUNIT_CASE(ctr_test_ctl_callstack),
-	KUNIT_CASE(ctr_test_cycles),
-	KUNIT_CASE(ctr_test_cycles_word),
-	KUNIT_CASE(ctr_test_types),
-	KUNIT_CASE(ctr_test_exception_types),
-	KUNIT_CASE(ctr_test_filter),
-	KUNIT_CASE(ctr_test_merged_priv),
-	KUNIT_CASE(ctr_test_hw_idx),
-	KUNIT_CASE(ctr_test_after_irq),
-	KUNIT_CASE(ctr_test_decode_raw),
-	KUNIT_CASE(ctr_test_no_type_filters),
+static struct kunit_case ssctr_decode_cases[] = {
+	KUNIT_CASE(ssctr_test_request_all),
+	KUNIT_CASE(ssctr_test_ctl),
+	KUNIT_CASE(ssctr_test_ctl_callstack),
+	KUNIT_CASE(ssctr_test_cycles),
+	KUNIT_CASE(ssctr_test_cycles_word),
+	KUNIT_CASE(ssctr_test_types),
+	KUNIT_CASE(ssctr_test_exception_types),
+	KUNIT_CASE(ssctr_test_filter),
+	KUNIT_CASE(ssctr_test_merged_priv),
+	KUNIT_CASE(ssctr_test_hw_idx),
+	KUNIT_CASE(ssctr_test_after_irq),
+	KUNIT_CASE(ssctr_test_decode_raw),
+	KUNIT_CASE(ssctr_test_no_type_filters),
 	{}
 };
 
-static struct kunit_suite ctr_decode_suite = {
+static struct kunit_suite ssctr_decode_suite = {
 	.name = "riscv_ctr_decode",
-	.test_cases = ctr_decode_cases,
+	.test_cases = ssctr_decode_cases,
 };
 
 /*
@@ -846,10 +846,10 @@ static struct kunit_suite ctr_decode_suite = {
  * in what software writes: its records come out without them (the
  * riscv_ctr_model suite checks that).
  */
-static void ctr_test_read_synthetic(struct kunit *test)
+static void ssctr_test_read_synthetic(struct kunit *test)
 {
 	const u64 k = 0xffffffff80000000ULL;
-	const struct riscv_ctr_entry in[] = {
+	const struct riscv_ssctr_entry in[] = {
 		{ 0x10000 | CTRSOURCE_VALID, 0x20000 | CTRTARGET_MISP,
 		  CTR_TYPE_DIRCALL | CTRDATA_CCV | FIELD_PREP(CTRDATA_CCE, 2) |
 		  FIELD_PREP(CTRDATA_CCM, 5) },
@@ -860,15 +860,15 @@ static void ctr_test_read_synthetic(struct kunit *test)
 		{ 0x30000 | CTRSOURCE_VALID, 0x30004,
 		  CTR_TYPE_CORSWAP | CTRDATA_CCV | CTRDATA_CC },
 	};
-	struct riscv_ctr_caps caps = ctr_test_full, hart;
+	struct riscv_ssctr_caps caps = ssctr_test_full, hart;
 	struct perf_branch_entry *out, *all, *one, *fast;
 	unsigned int i, n, nall, none, nfast;
 	unsigned long flags;
 	int y, yfast, ret;
 
-	caps.entries = riscv_ctr_num_branches();
+	caps.entries = riscv_ssctr_num_branches();
 	local_irq_save(flags);
-	ret = riscv_ctr_probe_caps(caps.entries, &hart);
+	ret = riscv_ssctr_probe_caps(caps.entries, &hart);
 	local_irq_restore(flags);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	if (!hart.misp || !hart.cycles || !hart.type)
@@ -884,24 +884,24 @@ static void ctr_test_read_synthetic(struct kunit *test)
 
 	/* Decoded from the hart's own registers, as a sample is. */
 	local_irq_save(flags);
-	riscv_ctr_clear();
+	riscv_ssctr_clear();
 	for (i = 0; i < ARRAY_SIZE(in); i++)
-		ctr_test_write(i, &in[i]);
-	n = riscv_ctr_decode(&caps, CTR_REQ_PICKED, 0, caps.entries,
-			     CTR_REQ_TYPES | CTR_REQ_U,
-			     PERF_SAMPLE_BRANCH_TYPE_SAVE |
-			     PERF_SAMPLE_BRANCH_PRIV_SAVE, out, &y);
-	nall = riscv_ctr_decode(&caps, CTR_REQ_PICKED, 0, caps.entries,
-				CTR_REQ_PICKED, PERF_SAMPLE_BRANCH_NO_FLAGS |
-				PERF_SAMPLE_BRANCH_NO_CYCLES |
-				PERF_SAMPLE_BRANCH_PRIV_SAVE, all, &y);
+		ssctr_test_write(i, &in[i]);
+	n = riscv_ssctr_decode(&caps, SSCTR_REQ_PICKED, 0, caps.entries,
+			       SSCTR_REQ_TYPES | SSCTR_REQ_U,
+			       PERF_SAMPLE_BRANCH_TYPE_SAVE |
+			       PERF_SAMPLE_BRANCH_PRIV_SAVE, out, &y);
+	nall = riscv_ssctr_decode(&caps, SSCTR_REQ_PICKED, 0, caps.entries,
+				  SSCTR_REQ_PICKED, PERF_SAMPLE_BRANCH_NO_FLAGS |
+				  PERF_SAMPLE_BRANCH_NO_CYCLES |
+				  PERF_SAMPLE_BRANCH_PRIV_SAVE, all, &y);
 	/* From logical entry 2 on, at most one record. */
-	none = riscv_ctr_decode(&caps, CTR_REQ_PICKED, 2, 1,
-				CTR_REQ_TYPES | CTR_REQ_S, 0, one, &y);
+	none = riscv_ssctr_decode(&caps, SSCTR_REQ_PICKED, 2, 1,
+				  SSCTR_REQ_TYPES | SSCTR_REQ_S, 0, one, &y);
 	/* Everything wanted, flags and cycles: copied as they come. */
-	nfast = riscv_ctr_decode(&caps, CTR_REQ_U | CTR_REQ_S, 0, caps.entries,
-				 CTR_REQ_PICKED, 0, fast, &yfast);
-	riscv_ctr_clear();
+	nfast = riscv_ssctr_decode(&caps, SSCTR_REQ_U | SSCTR_REQ_S, 0, caps.entries,
+				   SSCTR_REQ_PICKED, 0, fast, &yfast);
+	riscv_ssctr_clear();
 	local_irq_restore(flags);
 
 	KUNIT_ASSERT_EQ(test, n, 3);	/* the kernel record is left out */
@@ -939,8 +939,8 @@ static void ctr_test_read_synthetic(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, nfast, 4);
 	KUNIT_EXPECT_EQ(test, yfast, 0);
 	for (i = 0; i < nfast; i++) {
-		KUNIT_EXPECT_EQ(test, fast[i].from, in[i].source & CTR_PC_MASK);
-		KUNIT_EXPECT_EQ(test, fast[i].to, in[i].target & CTR_PC_MASK);
+		KUNIT_EXPECT_EQ(test, fast[i].from, in[i].source & SSCTR_PC_MASK);
+		KUNIT_EXPECT_EQ(test, fast[i].to, in[i].target & SSCTR_PC_MASK);
 		KUNIT_EXPECT_EQ(test, (u32)fast[i].mispred,
 				(u32)(in[i].target & CTRTARGET_MISP));
 		KUNIT_EXPECT_EQ(test, (u32)fast[i].predicted,
@@ -958,16 +958,16 @@ static void ctr_test_read_synthetic(struct kunit *test)
  * A call stack saved from one place of the buffer comes back exactly:
  * the same records at the same logical entries, the same write pointer.
  */
-static void ctr_test_save_restore(struct kunit *test)
+static void ssctr_test_save_restore(struct kunit *test)
 {
-	const struct riscv_ctr_entry in[] = {
+	const struct riscv_ssctr_entry in[] = {
 		{ 0x10040 | CTRSOURCE_VALID, 0x10100, CTR_TYPE_DIRCALL },
 		{ 0x10020 | CTRSOURCE_VALID, 0x10040, CTR_TYPE_INDCALL },
 		{ 0x10000 | CTRSOURCE_VALID, 0x10020, CTR_TYPE_DIRCALL },
 	};
-	unsigned int depth = riscv_ctr_num_branches(), i, nr;
-	const bool type = ctr_test_hart_type();
-	struct riscv_ctr_entry *saved, *back;
+	unsigned int depth = riscv_ssctr_num_branches(), i, nr;
+	const bool type = ssctr_test_hart_type();
+	struct riscv_ssctr_entry *saved, *back;
 	unsigned long flags;
 	u32 status, wrptr;
 
@@ -977,19 +977,19 @@ static void ctr_test_save_restore(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, back);
 
 	local_irq_save(flags);
-	riscv_ctr_clear();
+	riscv_ssctr_clear();
 	csr_write(CSR_SCTRSTATUS, 5);
 	for (i = 0; i < ARRAY_SIZE(in); i++)
-		ctr_test_write(i, &in[i]);
-	nr = riscv_ctr_save(saved, &status);
+		ssctr_test_write(i, &in[i]);
+	nr = riscv_ssctr_save(saved, &status);
 	/* Another task's stack in between. */
-	riscv_ctr_clear();
+	riscv_ssctr_clear();
 	csr_write(CSR_SCTRSTATUS, 1);
-	ctr_test_write(0, &in[2]);
-	riscv_ctr_restore(saved, nr, status);
+	ssctr_test_write(0, &in[2]);
+	riscv_ssctr_restore(saved, nr, status);
 	wrptr = csr_read(CSR_SCTRSTATUS) & SCTRSTATUS_WRPTR;
-	KUNIT_EXPECT_EQ(test, riscv_ctr_read_entries(back, depth), ARRAY_SIZE(in));
-	riscv_ctr_clear();
+	KUNIT_EXPECT_EQ(test, riscv_ssctr_read_entries(back, depth), ARRAY_SIZE(in));
+	riscv_ssctr_clear();
 	csr_write(CSR_SCTRSTATUS, 0);
 	local_irq_restore(flags);
 
@@ -1007,10 +1007,10 @@ static void ctr_test_save_restore(struct kunit *test)
 /*
  * A branch event on this CPU that never overflows, so that the CPU records
  * @branch_type branches of any type: the caller stays on this CPU until
- * ctr_test_event_put().
+ * ssctr_test_event_put().
  */
-static struct perf_event *ctr_test_event_get(struct kunit *test,
-					     u64 branch_type)
+static struct perf_event *ssctr_test_event_get(struct kunit *test,
+					       u64 branch_type)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_HARDWARE,
@@ -1034,7 +1034,7 @@ static struct perf_event *ctr_test_event_get(struct kunit *test,
 	return event;
 }
 
-static void ctr_test_event_put(struct perf_event *event)
+static void ssctr_test_event_put(struct perf_event *event)
 {
 	perf_event_release_kernel(event);
 	migrate_enable();
@@ -1045,7 +1045,7 @@ static void ctr_test_event_put(struct perf_event *event)
  * non-retentive suspend): with a branch event on the CPU, recording comes
  * back as it was, at the depth the driver chose.
  */
-static void ctr_test_pm(struct kunit *test)
+static void ssctr_test_pm(struct kunit *test)
 {
 	unsigned long flags, depth, before, after;
 	struct perf_event *event;
@@ -1054,7 +1054,7 @@ static void ctr_test_pm(struct kunit *test)
 	if (!IS_ENABLED(CONFIG_CPU_PM))
 		kunit_skip(test, "the kernel has no CPU power management");
 
-	event = ctr_test_event_get(test, PERF_SAMPLE_BRANCH_USER);
+	event = ssctr_test_event_get(test, PERF_SAMPLE_BRANCH_USER);
 	if (!event)
 		return;
 
@@ -1071,7 +1071,7 @@ static void ctr_test_pm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, csr_read(CSR_SCTRDEPTH), depth);
 	local_irq_restore(flags);
 
-	ctr_test_event_put(event);
+	ssctr_test_event_put(event);
 
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_EXPECT_NE(test, before & CTRCTL_U, 0);
@@ -1079,14 +1079,14 @@ static void ctr_test_pm(struct kunit *test)
 }
 
 /* A call and a return of known addresses for the snapshot test. */
-static noinline int ctr_test_snap_callee(int x)
+static noinline int ssctr_test_snap_callee(int x)
 {
 	barrier();
 	return x + 1;
 }
 
 /* The function a record's address @addr lies in, by kallsyms. */
-static unsigned long ctr_test_func_of(u64 addr)
+static unsigned long ssctr_test_func_of(u64 addr)
 {
 	unsigned long size, off;
 
@@ -1100,12 +1100,12 @@ static unsigned long ctr_test_func_of(u64 addr)
  * with one, this thread's last call and return, youngest first, and the
  * buffer recording on as it was before (frozen or not).
  */
-static void ctr_test_snapshot(struct kunit *test)
+static void ssctr_test_snapshot(struct kunit *test)
 {
-	unsigned long callee = (unsigned long)ctr_test_snap_callee;
-	unsigned int depth = riscv_ctr_num_branches();
+	unsigned long callee = (unsigned long)ssctr_test_snap_callee;
+	unsigned int depth = riscv_ssctr_num_branches();
 	int none, nr, frozen_nr, i, call = -1, ret = -1;
-	const bool type = ctr_test_hart_type();
+	const bool type = ssctr_test_hart_type();
 	struct perf_branch_entry *e;
 	struct perf_event *event;
 	u32 status, frozen_status;
@@ -1116,10 +1116,10 @@ static void ctr_test_snapshot(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, e);
 
 	none = static_call(perf_snapshot_branch_stack)(e, depth);
-	event = ctr_test_event_get(test, PERF_SAMPLE_BRANCH_KERNEL);
+	event = ssctr_test_event_get(test, PERF_SAMPLE_BRANCH_KERNEL);
 	if (!event)
 		return;
-	ctr_test_snap_callee(1);
+	ssctr_test_snap_callee(1);
 	nr = static_call(perf_snapshot_branch_stack)(e, depth);
 	status = csr_read(CSR_SCTRSTATUS);
 
@@ -1130,7 +1130,7 @@ static void ctr_test_snapshot(struct kunit *test)
 	csr_clear(CSR_SCTRSTATUS, SCTRSTATUS_FROZEN);
 	local_irq_restore(flags);
 
-	ctr_test_event_put(event);
+	ssctr_test_event_put(event);
 
 	KUNIT_EXPECT_EQ(test, none, 0);
 	KUNIT_EXPECT_EQ(test, status & SCTRSTATUS_FROZEN, 0);
@@ -1143,17 +1143,17 @@ static void ctr_test_snapshot(struct kunit *test)
 		if (call < 0 && (!type || e[i].type == PERF_BR_CALL) &&
 		    e[i].to == callee)
 			call = i;
-		if (ret < 0 && ctr_test_func_of(e[i].from) == callee &&
+		if (ret < 0 && ssctr_test_func_of(e[i].from) == callee &&
 		    (type ? e[i].type == PERF_BR_RET :
-			    ctr_test_func_of(e[i].to) == (unsigned long)ctr_test_snapshot))
+			    ssctr_test_func_of(e[i].to) == (unsigned long)ssctr_test_snapshot))
 			ret = i;
 	}
 	/* The return is younger than the call, and both are there. */
 	KUNIT_EXPECT_GE(test, ret, 0);
 	KUNIT_EXPECT_GT(test, call, ret);
 	if (ret >= 0)
-		KUNIT_EXPECT_EQ(test, ctr_test_func_of(e[ret].to),
-				(unsigned long)ctr_test_snapshot);
+		KUNIT_EXPECT_EQ(test, ssctr_test_func_of(e[ret].to),
+				(unsigned long)ssctr_test_snapshot);
 }
 
 /*
@@ -1163,19 +1163,19 @@ static void ctr_test_snapshot(struct kunit *test)
  * depth of the hardware whatever riscv_ctr.depth= says; taken back, the
  * buffer is the host's again: its depth, empty, not frozen.
  */
-static void ctr_test_lend(struct kunit *test)
+static void ssctr_test_lend(struct kunit *test)
 {
-	u8 depths = riscv_ctr_guest_depths();
-	struct riscv_ctr_entry *in, *out;
+	u8 depths = riscv_ssctr_guest_depths();
+	struct riscv_ssctr_entry *in, *out;
 	unsigned long flags, status, host_depth;
-	struct riscv_ctr_caps hart;
+	struct riscv_ssctr_caps hart;
 	unsigned int n, i;
 
 	if (!depths)
 		kunit_skip(test, "no CTR for KVM guests here (no H extension)");
-	KUNIT_ASSERT_EQ(test, riscv_ctr_probe_caps(CTR_MAX_ENTRIES, &hart), 0);
+	KUNIT_ASSERT_EQ(test, riscv_ssctr_probe_caps(SSCTR_MAX_ENTRIES, &hart), 0);
 	KUNIT_EXPECT_EQ(test, depths, hart.depths);
-	n = CTR_DEPTH_ENTRIES(fls(depths) - 1);
+	n = SSCTR_DEPTH_ENTRIES(fls(depths) - 1);
 	in = kunit_kcalloc(test, n, sizeof(*in), GFP_KERNEL);
 	out = kunit_kcalloc(test, n, sizeof(*out), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, in);
@@ -1189,11 +1189,11 @@ static void ctr_test_lend(struct kunit *test)
 
 	host_depth = csr_read(CSR_SCTRDEPTH);
 	local_irq_save(flags);
-	riscv_ctr_lend();
+	riscv_ssctr_lend();
 	csr_write(CSR_SCTRDEPTH, fls(depths) - 1);
-	riscv_ctr_lent_write(in, n, 5 | SCTRSTATUS_FROZEN);
-	riscv_ctr_lent_read(out, n, &status);
-	riscv_ctr_reclaim();
+	riscv_ssctr_lent_write(in, n, 5 | SCTRSTATUS_FROZEN);
+	riscv_ssctr_lent_read(out, n, &status);
+	riscv_ssctr_reclaim();
 	local_irq_restore(flags);
 
 	KUNIT_EXPECT_EQ(test, status, 5 | SCTRSTATUS_FROZEN);
@@ -1211,24 +1211,24 @@ static void ctr_test_lend(struct kunit *test)
 	local_irq_restore(flags);
 }
 
-static struct kunit_case ctr_buffer_cases[] = {
-	KUNIT_CASE(ctr_test_depth),
-	KUNIT_CASE(ctr_test_reset_state),
-	KUNIT_CASE(ctr_test_clear),
-	KUNIT_CASE(ctr_test_shallow),
-	KUNIT_CASE(ctr_test_read_synthetic),
-	KUNIT_CASE(ctr_test_save_restore),
-	KUNIT_CASE(ctr_test_pm),
-	KUNIT_CASE(ctr_test_snapshot),
-	KUNIT_CASE(ctr_test_lend),
+static struct kunit_case ssctr_buffer_cases[] = {
+	KUNIT_CASE(ssctr_test_depth),
+	KUNIT_CASE(ssctr_test_reset_state),
+	KUNIT_CASE(ssctr_test_clear),
+	KUNIT_CASE(ssctr_test_shallow),
+	KUNIT_CASE(ssctr_test_read_synthetic),
+	KUNIT_CASE(ssctr_test_save_restore),
+	KUNIT_CASE(ssctr_test_pm),
+	KUNIT_CASE(ssctr_test_snapshot),
+	KUNIT_CASE(ssctr_test_lend),
 	{}
 };
 
-static struct kunit_suite ctr_buffer_suite = {
+static struct kunit_suite ssctr_buffer_suite = {
 	.name = "riscv_ctr_buffer",
-	.init = ctr_test_init,
-	.exit = ctr_test_exit,
-	.test_cases = ctr_buffer_cases,
+	.init = ssctr_test_init,
+	.exit = ssctr_test_exit,
+	.test_cases = ssctr_buffer_cases,
 };
 
 /*
@@ -1238,11 +1238,11 @@ static struct kunit_suite ctr_buffer_suite = {
  * RASEMU and the freeze, each on its own, and firmware may keep the
  * registers from S-mode. A software model of the CSR interface stands in
  * for such a hart: the driver uses it instead of the hart in this test's
- * thread (riscv_ctr_test_model).
+ * thread (riscv_ssctr_test_model).
  */
 
 /* A hart: which of the optional parts it has. */
-struct ctr_model_hart {
+struct ssctr_model_hart {
 	const char *name;
 	u8 depths;		/* the DEPTH values that stick */
 	u64 ctl;		/* the optional sctrctl bits that stick */
@@ -1250,90 +1250,90 @@ struct ctr_model_hart {
 	bool csrs, window;	/* reachable from S-mode */
 };
 
-#define CTR_MODEL_FILTERS	(GENMASK_ULL(37, 33) | GENMASK_ULL(47, 40))
-#define CTR_MODEL_CTL_ALL	(CTRCTL_RASEMU | CTRCTL_LCOFIFRZ | CTR_MODEL_FILTERS)
-#define CTL_ALL			CTR_MODEL_CTL_ALL
+#define SSCTR_MODEL_FILTERS	(GENMASK_ULL(37, 33) | GENMASK_ULL(47, 40))
+#define SSCTR_MODEL_CTL_ALL	(CTRCTL_RASEMU | CTRCTL_LCOFIFRZ | SSCTR_MODEL_FILTERS)
+#define CTL_ALL			SSCTR_MODEL_CTL_ALL
 
 /* Every field, for each hart: 1 has the part, 0 lacks it. */
-#define CTR_MODEL_HART(n, d, c, t, m, cy, f, cs, w)			\
+#define SSCTR_MODEL_HART(n, d, c, t, m, cy, f, cs, w)			\
 	{ .name = n, .depths = d, .ctl = c, .type = t, .misp = m,	\
 	  .cycles = cy, .frozen = f, .csrs = cs, .window = w }
 
-static const struct ctr_model_hart ctr_model_harts[] = {
+static const struct ssctr_model_hart ssctr_model_harts[] = {
 	/* name, depths, ctl, then 1/0: type, misp, cycles, frozen, csrs, window */
-	CTR_MODEL_HART("full", 0x1f, CTL_ALL, 1, 1, 1, 1, 1, 1),
-	CTR_MODEL_HART("depth16_only", 0x01, CTL_ALL, 1, 1, 1, 1, 1, 1),
-	CTR_MODEL_HART("depths_16_to_64", 0x07, CTL_ALL, 1, 1, 1, 1, 1, 1),
-	CTR_MODEL_HART("depths_64_to_256", 0x1c, CTL_ALL, 1, 1, 1, 1, 1, 1),
-	CTR_MODEL_HART("no_type", 0x1f, CTL_ALL, 0, 1, 1, 1, 1, 1),
-	CTR_MODEL_HART("no_misp", 0x1f, CTL_ALL, 1, 0, 1, 1, 1, 1),
-	CTR_MODEL_HART("no_cycles", 0x1f, CTL_ALL, 1, 1, 0, 1, 1, 1),
-	CTR_MODEL_HART("no_rasemu", 0x1f, CTL_ALL & ~CTRCTL_RASEMU, 1, 1, 1, 1, 1, 1),
-	CTR_MODEL_HART("no_lcofifrz", 0x1f, CTL_ALL & ~CTRCTL_LCOFIFRZ, 1, 1, 1, 1, 1, 1),
-	CTR_MODEL_HART("no_ntbren", 0x1f, CTL_ALL & ~CTRCTL_NTBREN, 1, 1, 1, 1, 1, 1),
-	CTR_MODEL_HART("no_filters", 0x1f, CTL_ALL & ~CTR_MODEL_FILTERS, 1, 1, 1, 1, 1, 1),
-	CTR_MODEL_HART("no_frozen_write", 0x1f, CTL_ALL, 1, 1, 1, 0, 1, 1),
-	CTR_MODEL_HART("no_window", 0x1f, CTL_ALL, 1, 1, 1, 1, 1, 0),
-	CTR_MODEL_HART("no_csrs", 0x1f, CTL_ALL, 1, 1, 1, 1, 0, 1),
-	CTR_MODEL_HART("minimal", 0x01, 0, 0, 0, 0, 0, 1, 1),
+	SSCTR_MODEL_HART("full", 0x1f, CTL_ALL, 1, 1, 1, 1, 1, 1),
+	SSCTR_MODEL_HART("depth16_only", 0x01, CTL_ALL, 1, 1, 1, 1, 1, 1),
+	SSCTR_MODEL_HART("depths_16_to_64", 0x07, CTL_ALL, 1, 1, 1, 1, 1, 1),
+	SSCTR_MODEL_HART("depths_64_to_256", 0x1c, CTL_ALL, 1, 1, 1, 1, 1, 1),
+	SSCTR_MODEL_HART("no_type", 0x1f, CTL_ALL, 0, 1, 1, 1, 1, 1),
+	SSCTR_MODEL_HART("no_misp", 0x1f, CTL_ALL, 1, 0, 1, 1, 1, 1),
+	SSCTR_MODEL_HART("no_cycles", 0x1f, CTL_ALL, 1, 1, 0, 1, 1, 1),
+	SSCTR_MODEL_HART("no_rasemu", 0x1f, CTL_ALL & ~CTRCTL_RASEMU, 1, 1, 1, 1, 1, 1),
+	SSCTR_MODEL_HART("no_lcofifrz", 0x1f, CTL_ALL & ~CTRCTL_LCOFIFRZ, 1, 1, 1, 1, 1, 1),
+	SSCTR_MODEL_HART("no_ntbren", 0x1f, CTL_ALL & ~CTRCTL_NTBREN, 1, 1, 1, 1, 1, 1),
+	SSCTR_MODEL_HART("no_filters", 0x1f, CTL_ALL & ~SSCTR_MODEL_FILTERS, 1, 1, 1, 1, 1, 1),
+	SSCTR_MODEL_HART("no_frozen_write", 0x1f, CTL_ALL, 1, 1, 1, 0, 1, 1),
+	SSCTR_MODEL_HART("no_window", 0x1f, CTL_ALL, 1, 1, 1, 1, 1, 0),
+	SSCTR_MODEL_HART("no_csrs", 0x1f, CTL_ALL, 1, 1, 1, 1, 0, 1),
+	SSCTR_MODEL_HART("minimal", 0x01, 0, 0, 0, 0, 0, 1, 1),
 };
 
 /* A hart with every part but TYPE, for the tests outside the model suite. */
-static const struct ctr_model_hart ctr_model_no_type =
-	CTR_MODEL_HART("no_type", 0x1f, CTL_ALL, 0, 1, 1, 1, 1, 1);
+static const struct ssctr_model_hart ssctr_model_no_type =
+	SSCTR_MODEL_HART("no_type", 0x1f, CTL_ALL, 0, 1, 1, 1, 1, 1);
 
-static void ctr_model_desc(const struct ctr_model_hart *h, char *desc)
+static void ssctr_model_desc(const struct ssctr_model_hart *h, char *desc)
 {
 	strscpy(desc, h->name, KUNIT_PARAM_DESC_SIZE);
 }
 
-KUNIT_ARRAY_PARAM(ctr_model, ctr_model_harts, ctr_model_desc);
+KUNIT_ARRAY_PARAM(ssctr_model, ssctr_model_harts, ssctr_model_desc);
 
 /*
  * Window selections made with interrupts on, which the AIA's interrupt
  * handler could redirect; every test of the model expects none.
  */
-static unsigned int ctr_model_irqs_on;
+static unsigned int ssctr_model_irqs_on;
 /* Every window selection: what reads the buffer. */
-static unsigned int ctr_model_selects;
+static unsigned int ssctr_model_selects;
 
 /* The model's state: one test runs at a time. */
 static struct {
-	const struct ctr_model_hart *hart;
+	const struct ssctr_model_hart *hart;
 	u64 ctl;
 	u32 status;
 	unsigned int depth;
 	unsigned long siselect;
-	struct riscv_ctr_entry e[CTR_MAX_ENTRIES];	/* physical entries */
-} ctr_model;
+	struct riscv_ssctr_entry e[SSCTR_MAX_ENTRIES];	/* physical entries */
+} ssctr_model;
 
-static unsigned int ctr_model_entries(void)
+static unsigned int ssctr_model_entries(void)
 {
-	return CTR_DEPTH_ENTRIES(ctr_model.depth);
+	return SSCTR_DEPTH_ENTRIES(ssctr_model.depth);
 }
 
 /* The physical entry of the selected logical one, or NULL past the depth. */
-static struct riscv_ctr_entry *ctr_model_entry(void)
+static struct riscv_ssctr_entry *ssctr_model_entry(void)
 {
-	unsigned long n = ctr_model.siselect - CTR_ENTRY_SISELECT;
-	unsigned int mask = ctr_model_entries() - 1;
+	unsigned long n = ssctr_model.siselect - CTR_ENTRY_SISELECT;
+	unsigned int mask = ssctr_model_entries() - 1;
 
-	if (n >= ctr_model_entries())
+	if (n >= ssctr_model_entries())
 		return NULL;
-	return &ctr_model.e[(ctr_model.status - 1 - n) & mask];
+	return &ssctr_model.e[(ssctr_model.status - 1 - n) & mask];
 }
 
-static unsigned long ctr_model_read(unsigned int csr)
+static unsigned long ssctr_model_read(unsigned int csr)
 {
-	struct riscv_ctr_entry *e = ctr_model_entry();
+	struct riscv_ssctr_entry *e = ssctr_model_entry();
 
 	switch (csr) {
 	case CSR_SCTRCTL:
-		return ctr_model.ctl;
+		return ssctr_model.ctl;
 	case CSR_SCTRSTATUS:
-		return ctr_model.status;
+		return ssctr_model.status;
 	case CSR_SCTRDEPTH:
-		return ctr_model.depth;
+		return ssctr_model.depth;
 	case CSR_SIREG:
 		return e ? e->source : 0;
 	case CSR_SIREG2:
@@ -1345,47 +1345,47 @@ static unsigned long ctr_model_read(unsigned int csr)
 }
 
 /* What the hart keeps of a record's fields. */
-static u64 ctr_model_target(u64 target)
+static u64 ssctr_model_target(u64 target)
 {
-	return ctr_model.hart->misp ? target : target & CTR_PC_MASK;
+	return ssctr_model.hart->misp ? target : target & SSCTR_PC_MASK;
 }
 
-static u64 ctr_model_data(u64 data)
+static u64 ssctr_model_data(u64 data)
 {
 	u64 keep = 0;
 
-	if (ctr_model.hart->type)
+	if (ssctr_model.hart->type)
 		keep |= CTRDATA_TYPE;
-	if (ctr_model.hart->cycles)
+	if (ssctr_model.hart->cycles)
 		keep |= CTRDATA_CCV | CTRDATA_CC;
 	return data & keep;
 }
 
-static void ctr_model_write(unsigned int csr, unsigned long val)
+static void ssctr_model_write(unsigned int csr, unsigned long val)
 {
-	const struct ctr_model_hart *h = ctr_model.hart;
-	struct riscv_ctr_entry *e = ctr_model_entry();
+	const struct ssctr_model_hart *h = ssctr_model.hart;
+	struct riscv_ssctr_entry *e = ssctr_model_entry();
 
 	switch (csr) {
 	case CSR_SCTRCTL:
-		ctr_model.ctl = val & (h->ctl | CTRCTL_U | CTRCTL_S);
+		ssctr_model.ctl = val & (h->ctl | CTRCTL_U | CTRCTL_S);
 		break;
 	case CSR_SCTRSTATUS:
-		ctr_model.status = val & (ctr_model_entries() - 1);
+		ssctr_model.status = val & (ssctr_model_entries() - 1);
 		if (h->frozen)
-			ctr_model.status |= val & SCTRSTATUS_FROZEN;
+			ssctr_model.status |= val & SCTRSTATUS_FROZEN;
 		break;
 	case CSR_SCTRDEPTH:
 		/* WARL: a value the hart lacks gives its least depth. */
 		val = FIELD_GET(SCTRDEPTH_DEPTH, val);
-		ctr_model.depth = (h->depths & BIT(val)) ? val : __ffs(h->depths);
+		ssctr_model.depth = (h->depths & BIT(val)) ? val : __ffs(h->depths);
 		break;
 	case CSR_SISELECT:
 		/* An interrupt here could select an IMSIC register instead. */
 		if (!irqs_disabled())
-			ctr_model_irqs_on++;
-		ctr_model_selects++;
-		ctr_model.siselect = val;
+			ssctr_model_irqs_on++;
+		ssctr_model_selects++;
+		ssctr_model.siselect = val;
 		break;
 	case CSR_SIREG:
 		if (e)
@@ -1393,53 +1393,53 @@ static void ctr_model_write(unsigned int csr, unsigned long val)
 		break;
 	case CSR_SIREG2:
 		if (e)
-			e->target = ctr_model_target(val);
+			e->target = ssctr_model_target(val);
 		break;
 	case CSR_SIREG3:
 		if (e)
-			e->data = ctr_model_data(val);
+			e->data = ssctr_model_data(val);
 		break;
 	}
 }
 
-static void ctr_model_clear(void)
+static void ssctr_model_clear(void)
 {
-	memset(ctr_model.e, 0, sizeof(ctr_model.e));
+	memset(ssctr_model.e, 0, sizeof(ssctr_model.e));
 }
 
-static bool ctr_model_accessible(unsigned int csr)
+static bool ssctr_model_accessible(unsigned int csr)
 {
-	return csr == CSR_SCTRDEPTH ? ctr_model.hart->csrs : ctr_model.hart->window;
+	return csr == CSR_SCTRDEPTH ? ssctr_model.hart->csrs : ssctr_model.hart->window;
 }
 
-static const struct riscv_ctr_csr_model ctr_model_ops = {
-	.read = ctr_model_read,
-	.write = ctr_model_write,
-	.clear = ctr_model_clear,
-	.accessible = ctr_model_accessible,
+static const struct riscv_ssctr_csr_model ssctr_model_ops = {
+	.read = ssctr_model_read,
+	.write = ssctr_model_write,
+	.clear = ssctr_model_clear,
+	.accessible = ssctr_model_accessible,
 };
 
 /*
  * Stand the model of @hart in for the hart, holding @raw, raw[0] the
  * youngest, at the deepest buffer; return the model it replaces.
  */
-static const struct riscv_ctr_csr_model *
-ctr_test_load(const struct ctr_model_hart *hart,
-	      const struct riscv_ctr_entry *raw, unsigned int nr)
+static const struct riscv_ssctr_csr_model *
+ssctr_test_load(const struct ssctr_model_hart *hart,
+		const struct riscv_ssctr_entry *raw, unsigned int nr)
 {
-	const struct riscv_ctr_csr_model *saved = riscv_ctr_test_model;
+	const struct riscv_ssctr_csr_model *saved = riscv_ssctr_test_model;
 	unsigned int i;
 
-	memset(&ctr_model, 0, sizeof(ctr_model));
-	ctr_model.hart = hart;
-	ctr_model.depth = SCTRDEPTH_MAX;
-	ctr_model.status = nr & (CTR_MAX_ENTRIES - 1);
+	memset(&ssctr_model, 0, sizeof(ssctr_model));
+	ssctr_model.hart = hart;
+	ssctr_model.depth = SCTRDEPTH_MAX;
+	ssctr_model.status = nr & (SSCTR_MAX_ENTRIES - 1);
 	for (i = 0; i < nr; i++) {
-		ctr_model.e[(nr - 1 - i) & (CTR_MAX_ENTRIES - 1)] = raw[i];
-		ctr_model.e[(nr - 1 - i) & (CTR_MAX_ENTRIES - 1)].data =
-			ctr_model_data(raw[i].data);
+		ssctr_model.e[(nr - 1 - i) & (SSCTR_MAX_ENTRIES - 1)] = raw[i];
+		ssctr_model.e[(nr - 1 - i) & (SSCTR_MAX_ENTRIES - 1)].data =
+			ssctr_model_data(raw[i].data);
 	}
-	WRITE_ONCE(riscv_ctr_test_model, &ctr_model_ops);
+	WRITE_ONCE(riscv_ssctr_test_model, &ssctr_model_ops);
 	return saved;
 }
 
@@ -1447,48 +1447,48 @@ ctr_test_load(const struct ctr_model_hart *hart,
  * Decode @raw as a sample would read it from a hart with every part that
  * holds it, raw[0] the youngest, through the model.
  */
-static unsigned int ctr_test_decode(const struct riscv_ctr_caps *caps,
-				    const struct riscv_ctr_entry *raw,
-				    unsigned int nr, u32 request, u64 bst,
-				    struct perf_branch_entry *out,
-				    int *youngest)
+static unsigned int ssctr_test_decode(const struct riscv_ssctr_caps *caps,
+				      const struct riscv_ssctr_entry *raw,
+				      unsigned int nr, u32 request, u64 bst,
+				      struct perf_branch_entry *out,
+				      int *youngest)
 {
-	const struct riscv_ctr_csr_model *saved;
+	const struct riscv_ssctr_csr_model *saved;
 	unsigned long flags;
 	unsigned int n;
 
-	saved = ctr_test_load(&ctr_model_harts[0], raw, nr);
+	saved = ssctr_test_load(&ssctr_model_harts[0], raw, nr);
 	local_irq_save(flags);
-	n = riscv_ctr_decode(caps, CTR_REQ_PICKED, 0, caps->entries, request,
-			     bst, out, youngest);
+	n = riscv_ssctr_decode(caps, SSCTR_REQ_PICKED, 0, caps->entries, request,
+			       bst, out, youngest);
 	local_irq_restore(flags);
-	WRITE_ONCE(riscv_ctr_test_model, saved);
+	WRITE_ONCE(riscv_ssctr_test_model, saved);
 	return n;
 }
 
 /* Where an overflow's records start, on a full hart or one without TYPE. */
-static unsigned int ctr_test_after_irq_on(bool type,
-					  const struct riscv_ctr_entry *raw,
-					  unsigned int nr, u64 ctl,
-					  unsigned long irq_pc)
+static unsigned int ssctr_test_after_irq_on(bool type,
+					    const struct riscv_ssctr_entry *raw,
+					    unsigned int nr, u64 ctl,
+					    unsigned long irq_pc)
 {
-	struct riscv_ctr_caps caps = ctr_test_full;
-	const struct riscv_ctr_csr_model *saved;
+	struct riscv_ssctr_caps caps = ssctr_test_full;
+	const struct riscv_ssctr_csr_model *saved;
 	unsigned long flags;
 	unsigned int first;
 
 	caps.type = type;
-	saved = ctr_test_load(type ? &ctr_model_harts[0] : &ctr_model_no_type,
-			      raw, nr);
+	saved = ssctr_test_load(type ? &ssctr_model_harts[0] : &ssctr_model_no_type,
+				raw, nr);
 	local_irq_save(flags);
-	first = riscv_ctr_after_irq(&caps, ctl, irq_pc);
+	first = riscv_ssctr_after_irq(&caps, ctl, irq_pc);
 	local_irq_restore(flags);
-	WRITE_ONCE(riscv_ctr_test_model, saved);
+	WRITE_ONCE(riscv_ssctr_test_model, saved);
 	return first;
 }
 
 /* A transfer of the known workload. */
-struct ctr_model_xfer {
+struct ssctr_model_xfer {
 	u64 from, to;
 	u8 type;
 	bool misp;
@@ -1502,7 +1502,7 @@ struct ctr_model_xfer {
  * jump, kernel transfers in between, then more taken branches than the
  * least depth holds.
  */
-static const struct ctr_model_xfer ctr_model_head[] = {
+static const struct ssctr_model_xfer ssctr_model_head[] = {
 	{ 0x10000, 0x10400, CTR_TYPE_DIRCALL, false, 3 },
 	{ 0x10404, 0x10410, CTR_TYPE_BRANCH_T, true, 5 },
 	{ 0x10414, 0x10418, CTR_TYPE_BRANCH_NT, false, 1 },
@@ -1515,24 +1515,24 @@ static const struct ctr_model_xfer ctr_model_head[] = {
 	{ 0x10008, 0x10c00, CTR_TYPE_DIRCALL, false, 9 },
 };
 
-#define CTR_MODEL_LOOP	20
+#define SSCTR_MODEL_LOOP	20
 
-static void ctr_model_xfer(unsigned int i, struct ctr_model_xfer *x)
+static void ssctr_model_xfer(unsigned int i, struct ssctr_model_xfer *x)
 {
-	if (i < ARRAY_SIZE(ctr_model_head)) {
-		*x = ctr_model_head[i];
+	if (i < ARRAY_SIZE(ssctr_model_head)) {
+		*x = ssctr_model_head[i];
 		return;
 	}
-	/* A loop: its branch taken back, CTR_MODEL_LOOP times. */
-	i -= ARRAY_SIZE(ctr_model_head);
-	*x = (struct ctr_model_xfer){ 0x10c40, 0x10c00, CTR_TYPE_BRANCH_T,
+	/* A loop: its branch taken back, SSCTR_MODEL_LOOP times. */
+	i -= ARRAY_SIZE(ssctr_model_head);
+	*x = (struct ssctr_model_xfer){ 0x10c40, 0x10c00, CTR_TYPE_BRANCH_T,
 				      i & 1, 10 + i };
 }
 
-#define CTR_MODEL_XFERS	(ARRAY_SIZE(ctr_model_head) + CTR_MODEL_LOOP)
+#define SSCTR_MODEL_XFERS	(ARRAY_SIZE(ssctr_model_head) + SSCTR_MODEL_LOOP)
 
 /* The inhibit bit of each type, as the spec numbers them (0: none). */
-static u64 ctr_model_inhibit(unsigned int type)
+static u64 ssctr_model_inhibit(unsigned int type)
 {
 	switch (type) {
 	case CTR_TYPE_BRANCH_NT:
@@ -1547,80 +1547,80 @@ static u64 ctr_model_inhibit(unsigned int type)
 }
 
 /* Does the hart, as sctrctl says, record @x? */
-static bool ctr_model_records(const struct ctr_model_xfer *x)
+static bool ssctr_model_records(const struct ssctr_model_xfer *x)
 {
-	u64 ctl = ctr_model.ctl;
+	u64 ctl = ssctr_model.ctl;
 
 	if (!(ctl & ((s64)x->from < 0 ? CTRCTL_S : CTRCTL_U)))
 		return false;
 	if (x->type == CTR_TYPE_BRANCH_NT)
 		return ctl & CTRCTL_NTBREN;
-	return !(ctl & ctr_model_inhibit(x->type));
+	return !(ctl & ssctr_model_inhibit(x->type));
 }
 
 /* The hart records @x (RASEMU: calls push, returns pop). */
-static void ctr_model_run(const struct ctr_model_xfer *x)
+static void ssctr_model_run(const struct ssctr_model_xfer *x)
 {
-	unsigned int mask = ctr_model_entries() - 1;
-	struct riscv_ctr_entry *e;
-	u32 wrptr = ctr_model.status & mask;
+	unsigned int mask = ssctr_model_entries() - 1;
+	struct riscv_ssctr_entry *e;
+	u32 wrptr = ssctr_model.status & mask;
 
-	if (!ctr_model_records(x))
+	if (!ssctr_model_records(x))
 		return;
-	if (ctr_model.ctl & CTRCTL_RASEMU) {
+	if (ssctr_model.ctl & CTRCTL_RASEMU) {
 		if (x->type == CTR_TYPE_RETURN) {
 			wrptr = (wrptr - 1) & mask;
-			ctr_model.e[wrptr] = (struct riscv_ctr_entry){ };
-			ctr_model.status = wrptr;
+			ssctr_model.e[wrptr] = (struct riscv_ssctr_entry){ };
+			ssctr_model.status = wrptr;
 			return;
 		}
 		if (x->type != CTR_TYPE_DIRCALL && x->type != CTR_TYPE_INDCALL)
 			return;
 	}
-	e = &ctr_model.e[wrptr];
+	e = &ssctr_model.e[wrptr];
 	e->source = x->from | CTRSOURCE_VALID;
-	e->target = ctr_model_target(x->to | (x->misp ? CTRTARGET_MISP : 0));
-	e->data = ctr_model_data(x->type | CTRDATA_CCV |
-				 FIELD_PREP(CTRDATA_CCM, x->ccm));
-	ctr_model.status = (wrptr + 1) & mask;
+	e->target = ssctr_model_target(x->to | (x->misp ? CTRTARGET_MISP : 0));
+	e->data = ssctr_model_data(x->type | CTRDATA_CCV |
+				   FIELD_PREP(CTRDATA_CCM, x->ccm));
+	ssctr_model.status = (wrptr + 1) & mask;
 }
 
-static int ctr_model_init(struct kunit *test)
+static int ssctr_model_init(struct kunit *test)
 {
-	ctr_model_irqs_on = 0;
-	memset(&ctr_model, 0, sizeof(ctr_model));
-	ctr_model.hart = test->param_value;
-	WRITE_ONCE(riscv_ctr_test_model, &ctr_model_ops);
+	ssctr_model_irqs_on = 0;
+	memset(&ssctr_model, 0, sizeof(ssctr_model));
+	ssctr_model.hart = test->param_value;
+	WRITE_ONCE(riscv_ssctr_test_model, &ssctr_model_ops);
 	return 0;
 }
 
-static void ctr_model_exit(struct kunit *test)
+static void ssctr_model_exit(struct kunit *test)
 {
-	WRITE_ONCE(riscv_ctr_test_model, NULL);
-	KUNIT_EXPECT_EQ_MSG(test, ctr_model_irqs_on, 0,
+	WRITE_ONCE(riscv_ssctr_test_model, NULL);
+	KUNIT_EXPECT_EQ_MSG(test, ssctr_model_irqs_on, 0,
 			    "siselect written with interrupts on");
 }
 
 /* The deepest depth the hart has, at most @max entries, else its least. */
-static unsigned int ctr_model_want_entries(u8 depths, unsigned int max)
+static unsigned int ssctr_model_want_entries(u8 depths, unsigned int max)
 {
 	unsigned int best = 0;
 	int d;
 
 	for (d = 0; d <= SCTRDEPTH_MAX; d++)
-		if ((depths & BIT(d)) && (!best || CTR_DEPTH_ENTRIES(d) <= max))
-			best = CTR_DEPTH_ENTRIES(d);
+		if ((depths & BIT(d)) && (!best || SSCTR_DEPTH_ENTRIES(d) <= max))
+			best = SSCTR_DEPTH_ENTRIES(d);
 	return best;
 }
 
-static void ctr_model_probe(struct kunit *test)
+static void ssctr_model_probe(struct kunit *test)
 {
-	const struct ctr_model_hart *h = test->param_value;
-	struct riscv_ctr_caps caps;
+	const struct ssctr_model_hart *h = test->param_value;
+	struct riscv_ssctr_caps caps;
 	int ret;
 
 	/* With interrupts on, as the PMU driver's probe runs. */
-	ret = riscv_ctr_probe_caps(CTR_MAX_ENTRIES, &caps);
+	ret = riscv_ssctr_probe_caps(SSCTR_MAX_ENTRIES, &caps);
 	if (!h->csrs || !h->window) {
 		KUNIT_EXPECT_EQ(test, ret, -EACCES);
 		KUNIT_EXPECT_EQ(test, caps.entries, 0);
@@ -1629,33 +1629,33 @@ static void ctr_model_probe(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, caps.depths, h->depths);
 	KUNIT_EXPECT_EQ(test, caps.entries,
-			ctr_model_want_entries(h->depths, CTR_MAX_ENTRIES));
+			ssctr_model_want_entries(h->depths, SSCTR_MAX_ENTRIES));
 	KUNIT_EXPECT_EQ(test, caps.ctl, h->ctl | CTRCTL_U | CTRCTL_S);
 	KUNIT_EXPECT_EQ(test, caps.type, h->type);
 	KUNIT_EXPECT_EQ(test, caps.misp, h->misp);
 	KUNIT_EXPECT_EQ(test, caps.cycles, h->cycles);
 	KUNIT_EXPECT_EQ(test, caps.frozen_writable, h->frozen);
-	/* Left as riscv_ctr_reset() leaves a hart: idle, empty, that depth. */
-	KUNIT_EXPECT_EQ(test, ctr_model.ctl, 0);
-	KUNIT_EXPECT_EQ(test, ctr_model.status, 0);
-	KUNIT_EXPECT_EQ(test, ctr_model_entries(), caps.entries);
-	KUNIT_EXPECT_EQ(test, ctr_model.e[0].source, 0);
+	/* Left as riscv_ssctr_reset() leaves a hart: idle, empty, that depth. */
+	KUNIT_EXPECT_EQ(test, ssctr_model.ctl, 0);
+	KUNIT_EXPECT_EQ(test, ssctr_model.status, 0);
+	KUNIT_EXPECT_EQ(test, ssctr_model_entries(), caps.entries);
+	KUNIT_EXPECT_EQ(test, ssctr_model.e[0].source, 0);
 
 	/* riscv_ctr.depth=16, 128: the deepest allowed, else the least. */
-	KUNIT_ASSERT_EQ(test, riscv_ctr_probe_caps(16, &caps), 0);
-	KUNIT_EXPECT_EQ(test, caps.entries, ctr_model_want_entries(h->depths, 16));
-	KUNIT_ASSERT_EQ(test, riscv_ctr_probe_caps(128, &caps), 0);
-	KUNIT_EXPECT_EQ(test, caps.entries, ctr_model_want_entries(h->depths, 128));
-	KUNIT_EXPECT_EQ(test, ctr_model_entries(), caps.entries);
+	KUNIT_ASSERT_EQ(test, riscv_ssctr_probe_caps(16, &caps), 0);
+	KUNIT_EXPECT_EQ(test, caps.entries, ssctr_model_want_entries(h->depths, 16));
+	KUNIT_ASSERT_EQ(test, riscv_ssctr_probe_caps(128, &caps), 0);
+	KUNIT_EXPECT_EQ(test, caps.entries, ssctr_model_want_entries(h->depths, 128));
+	KUNIT_EXPECT_EQ(test, ssctr_model_entries(), caps.entries);
 }
 
 /* perf attributes, and whether a hart with the model's parts takes them. */
-static const struct ctr_model_attr {
+static const struct ssctr_model_attr {
 	const char *what;
 	u64 bst;
 	bool not_taken;
 	bool needs_type, needs_ntbren, needs_rasemu;
-} ctr_model_attrs[] = {
+} ssctr_model_attrs[] = {
 	{ "-j any,u", PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER },
 	{ "-j any,u,k", PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER |
 			PERF_SAMPLE_BRANCH_KERNEL },
@@ -1679,37 +1679,37 @@ static const struct ctr_model_attr {
  * A type filter takes TYPE, or every inhibit bit (the hart then records
  * the filter's types alone); a not-taken branch takes TYPE.
  */
-static bool ctr_model_takes(const struct ctr_model_hart *h,
-			    const struct ctr_model_attr *a)
+static bool ssctr_model_takes(const struct ssctr_model_hart *h,
+			      const struct ssctr_model_attr *a)
 {
-	bool filters = (h->ctl & CTR_MODEL_FILTERS) == CTR_MODEL_FILTERS;
+	bool filters = (h->ctl & SSCTR_MODEL_FILTERS) == SSCTR_MODEL_FILTERS;
 
 	return (!a->needs_type || h->type || (filters && !a->not_taken)) &&
 	       (!a->needs_ntbren || (h->ctl & CTRCTL_NTBREN)) &&
 	       (!a->needs_rasemu || (h->ctl & CTRCTL_RASEMU));
 }
 
-static void ctr_model_attrs_check(struct kunit *test)
+static void ssctr_model_attrs_check(struct kunit *test)
 {
-	const struct ctr_model_hart *h = test->param_value;
-	struct riscv_ctr_caps caps;
+	const struct ssctr_model_hart *h = test->param_value;
+	struct riscv_ssctr_caps caps;
 	unsigned int i;
 	u32 req;
 
-	if (riscv_ctr_probe_caps(CTR_MAX_ENTRIES, &caps))
+	if (riscv_ssctr_probe_caps(SSCTR_MAX_ENTRIES, &caps))
 		kunit_skip(test, "%s: the driver stays idle (probe test)", h->name);
 
-	for (i = 0; i < ARRAY_SIZE(ctr_model_attrs); i++) {
-		const struct ctr_model_attr *a = &ctr_model_attrs[i];
-		int ret = riscv_ctr_check(&caps, a->bst, a->not_taken, &req);
+	for (i = 0; i < ARRAY_SIZE(ssctr_model_attrs); i++) {
+		const struct ssctr_model_attr *a = &ssctr_model_attrs[i];
+		int ret = riscv_ssctr_check(&caps, a->bst, a->not_taken, &req);
 
-		KUNIT_EXPECT_EQ_MSG(test, ret, ctr_model_takes(h, a) ? 0 : -EOPNOTSUPP,
+		KUNIT_EXPECT_EQ_MSG(test, ret, ssctr_model_takes(h, a) ? 0 : -EOPNOTSUPP,
 				    "%s", a->what);
 	}
 }
 
 /* What perf should say of each transfer type, written out on its own. */
-static u8 ctr_model_perf_type(unsigned int type)
+static u8 ssctr_model_perf_type(unsigned int type)
 {
 	switch (type) {
 	case CTR_TYPE_DIRCALL:		return PERF_BR_CALL;
@@ -1723,8 +1723,8 @@ static u8 ctr_model_perf_type(unsigned int type)
 }
 
 /* Does the event of @a want @x (its privilege and the types it names)? */
-static bool ctr_model_wants(const struct ctr_model_attr *a,
-			    const struct ctr_model_xfer *x)
+static bool ssctr_model_wants(const struct ssctr_model_attr *a,
+			      const struct ssctr_model_xfer *x)
 {
 	u64 bst = a->bst;
 
@@ -1750,23 +1750,23 @@ static bool ctr_model_wants(const struct ctr_model_attr *a,
  * those it recorded) that the event wants, with the fields the hart has.
  * A call stack holds the calls not returned from, the innermost that fit.
  */
-static unsigned int ctr_model_expect(const struct ctr_model_hart *h,
-				     const struct ctr_model_attr *a,
-				     unsigned int entries,
-				     struct perf_branch_entry *out)
+static unsigned int ssctr_model_expect(const struct ssctr_model_hart *h,
+				       const struct ssctr_model_attr *a,
+				       unsigned int entries,
+				       struct perf_branch_entry *out)
 {
 	bool callstack = a->bst & PERF_SAMPLE_BRANCH_CALL_STACK;
-	struct ctr_model_xfer *kept;
+	struct ssctr_model_xfer *kept;
 	unsigned int i, nk = 0, n = 0;
 
-	kept = kcalloc(CTR_MODEL_XFERS, sizeof(*kept), GFP_KERNEL);
+	kept = kcalloc(SSCTR_MODEL_XFERS, sizeof(*kept), GFP_KERNEL);
 	if (!kept)
 		return 0;
-	for (i = 0; i < CTR_MODEL_XFERS; i++) {
-		struct ctr_model_xfer x;
+	for (i = 0; i < SSCTR_MODEL_XFERS; i++) {
+		struct ssctr_model_xfer x;
 
-		ctr_model_xfer(i, &x);
-		if (!ctr_model_records(&x))
+		ssctr_model_xfer(i, &x);
+		if (!ssctr_model_records(&x))
 			continue;
 		if (callstack && x.type == CTR_TYPE_RETURN) {
 			if (nk)
@@ -1779,9 +1779,9 @@ static unsigned int ctr_model_expect(const struct ctr_model_hart *h,
 		kept[nk++] = x;
 	}
 	for (i = nk; i-- > 0 && nk - i <= entries; ) {
-		const struct ctr_model_xfer *x = &kept[i];
+		const struct ssctr_model_xfer *x = &kept[i];
 
-		if (!ctr_model_wants(a, x))
+		if (!ssctr_model_wants(a, x))
 			continue;
 		out[n] = (struct perf_branch_entry){ .from = x->from, .to = x->to };
 		if (h->misp) {
@@ -1790,7 +1790,7 @@ static unsigned int ctr_model_expect(const struct ctr_model_hart *h,
 		}
 		if (h->cycles)
 			out[n].cycles = x->ccm;
-		out[n].type = h->type ? ctr_model_perf_type(x->type) : PERF_BR_UNKNOWN;
+		out[n].type = h->type ? ssctr_model_perf_type(x->type) : PERF_BR_UNKNOWN;
 		if (h->type && x->type == CTR_TYPE_BRANCH_NT)
 			out[n].new_type = PERF_BR_RISCV_NOT_TAKEN;
 		out[n].priv = (s64)x->from < 0 ? PERF_BR_PRIV_KERNEL : PERF_BR_PRIV_USER;
@@ -1801,11 +1801,11 @@ static unsigned int ctr_model_expect(const struct ctr_model_hart *h,
 }
 
 /* Are @n records in @got those of @want, field by field? */
-static void ctr_model_compare(struct kunit *test, const char *what,
-			      const struct perf_branch_entry *got,
-			      unsigned int n,
-			      const struct perf_branch_entry *want,
-			      unsigned int nwant)
+static void ssctr_model_compare(struct kunit *test, const char *what,
+				const struct perf_branch_entry *got,
+				unsigned int n,
+				const struct perf_branch_entry *want,
+				unsigned int nwant)
 {
 	unsigned int j;
 
@@ -1832,68 +1832,68 @@ static void ctr_model_compare(struct kunit *test, const char *what,
  * type and privilege fields, and without them, where an event that wants
  * everything the hart recorded takes the records as they come.
  */
-static void ctr_model_records_check(struct kunit *test)
+static void ssctr_model_records_check(struct kunit *test)
 {
-	const struct ctr_model_hart *h = test->param_value;
+	const struct ssctr_model_hart *h = test->param_value;
 	const u64 fields = PERF_SAMPLE_BRANCH_TYPE_SAVE | PERF_SAMPLE_BRANCH_PRIV_SAVE;
 	struct perf_branch_entry *got, *want;
-	struct riscv_ctr_entry *raw;
-	struct riscv_ctr_caps caps;
+	struct riscv_ssctr_entry *raw;
+	struct riscv_ssctr_caps caps;
 	unsigned int i, j, x, n, nwant, nraw, checked = 0, whole = 0;
 	unsigned long flags;
 	int youngest;
 	u32 req, rec;
 	u64 ctl;
 
-	if (riscv_ctr_probe_caps(CTR_MAX_ENTRIES, &caps))
+	if (riscv_ssctr_probe_caps(SSCTR_MAX_ENTRIES, &caps))
 		kunit_skip(test, "%s: the driver stays idle (probe test)", h->name);
 
-	got = kunit_kcalloc(test, CTR_MAX_ENTRIES, sizeof(*got), GFP_KERNEL);
-	want = kunit_kcalloc(test, CTR_MAX_ENTRIES, sizeof(*want), GFP_KERNEL);
-	raw = kunit_kcalloc(test, CTR_MAX_ENTRIES, sizeof(*raw), GFP_KERNEL);
+	got = kunit_kcalloc(test, SSCTR_MAX_ENTRIES, sizeof(*got), GFP_KERNEL);
+	want = kunit_kcalloc(test, SSCTR_MAX_ENTRIES, sizeof(*want), GFP_KERNEL);
+	raw = kunit_kcalloc(test, SSCTR_MAX_ENTRIES, sizeof(*raw), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, got);
 	KUNIT_ASSERT_NOT_NULL(test, want);
 	KUNIT_ASSERT_NOT_NULL(test, raw);
 
-	for (i = 0; i < ARRAY_SIZE(ctr_model_attrs); i++) {
-		const struct ctr_model_attr *a = &ctr_model_attrs[i];
+	for (i = 0; i < ARRAY_SIZE(ssctr_model_attrs); i++) {
+		const struct ssctr_model_attr *a = &ssctr_model_attrs[i];
 
-		if (riscv_ctr_check(&caps, a->bst, a->not_taken, &req))
+		if (riscv_ssctr_check(&caps, a->bst, a->not_taken, &req))
 			continue;
-		/* As riscv_ctr_add() programs the hart, and a switch wipes it. */
-		ctl = riscv_ctr_ctl(&caps, req);
-		rec = riscv_ctr_recorded(&caps, ctl);
-		ctr_model_write(CSR_SCTRCTL, ctl);
-		ctr_model_clear();
-		ctr_model.status = 0;
-		for (x = 0; x < CTR_MODEL_XFERS; x++) {
-			struct ctr_model_xfer xf;
+		/* As riscv_ssctr_add() programs the hart, and a switch wipes it. */
+		ctl = riscv_ssctr_ctl(&caps, req);
+		rec = riscv_ssctr_recorded(&caps, ctl);
+		ssctr_model_write(CSR_SCTRCTL, ctl);
+		ssctr_model_clear();
+		ssctr_model.status = 0;
+		for (x = 0; x < SSCTR_MODEL_XFERS; x++) {
+			struct ssctr_model_xfer xf;
 
-			ctr_model_xfer(x, &xf);
-			ctr_model_run(&xf);
+			ssctr_model_xfer(x, &xf);
+			ssctr_model_run(&xf);
 		}
-		nwant = ctr_model_expect(h, a, caps.entries, want);
-		ctr_model_write(CSR_SCTRCTL, 0);
+		nwant = ssctr_model_expect(h, a, caps.entries, want);
+		ssctr_model_write(CSR_SCTRCTL, 0);
 
 		/* With interrupts off, as in the overflow handler. */
 		local_irq_save(flags);
-		n = riscv_ctr_decode(&caps, rec, 0, caps.entries, req,
-				     a->bst | fields, got, &youngest);
+		n = riscv_ssctr_decode(&caps, rec, 0, caps.entries, req,
+				       a->bst | fields, got, &youngest);
 		local_irq_restore(flags);
-		ctr_model_compare(test, a->what, got, n, want, nwant);
+		ssctr_model_compare(test, a->what, got, n, want, nwant);
 
 		/*
 		 * As with several events on a CPU: the buffer read once, each
 		 * sample decoded from the copy without a window access.
 		 */
 		local_irq_save(flags);
-		nraw = riscv_ctr_read_entries(raw, caps.entries);
+		nraw = riscv_ssctr_read_entries(raw, caps.entries);
 		local_irq_restore(flags);
-		x = ctr_model_selects;
-		n = riscv_ctr_decode_raw(&caps, rec, raw, nraw, 0, caps.entries,
-					 req, a->bst | fields, got, &youngest);
-		KUNIT_EXPECT_EQ_MSG(test, ctr_model_selects, x, "%s", a->what);
-		ctr_model_compare(test, a->what, got, n, want, nwant);
+		x = ssctr_model_selects;
+		n = riscv_ssctr_decode_raw(&caps, rec, raw, nraw, 0, caps.entries,
+					   req, a->bst | fields, got, &youngest);
+		KUNIT_EXPECT_EQ_MSG(test, ssctr_model_selects, x, "%s", a->what);
+		ssctr_model_compare(test, a->what, got, n, want, nwant);
 
 		for (j = 0; j < nwant; j++) {
 			want[j].type = 0;
@@ -1901,14 +1901,14 @@ static void ctr_model_records_check(struct kunit *test)
 			want[j].priv = 0;
 		}
 		local_irq_save(flags);
-		n = riscv_ctr_decode(&caps, rec, 0, caps.entries, req, a->bst,
-				     got, &youngest);
+		n = riscv_ssctr_decode(&caps, rec, 0, caps.entries, req, a->bst,
+				       got, &youngest);
 		local_irq_restore(flags);
-		ctr_model_compare(test, a->what, got, n, want, nwant);
-		n = riscv_ctr_decode_raw(&caps, rec, raw, nraw, 0, caps.entries,
-					 req, a->bst, got, &youngest);
-		ctr_model_compare(test, a->what, got, n, want, nwant);
-		if (!(rec & ~req & CTR_REQ_PICKED)) {
+		ssctr_model_compare(test, a->what, got, n, want, nwant);
+		n = riscv_ssctr_decode_raw(&caps, rec, raw, nraw, 0, caps.entries,
+					   req, a->bst, got, &youngest);
+		ssctr_model_compare(test, a->what, got, n, want, nwant);
+		if (!(rec & ~req & SSCTR_REQ_PICKED)) {
 			/* Nothing left out: the youngest record is logical 0. */
 			KUNIT_EXPECT_EQ_MSG(test, youngest, 0, "%s", a->what);
 			whole++;
@@ -1920,21 +1920,21 @@ static void ctr_model_records_check(struct kunit *test)
 	KUNIT_EXPECT_GE(test, whole, 1);
 }
 
-static struct kunit_case ctr_model_cases[] = {
-	KUNIT_CASE_PARAM(ctr_model_probe, ctr_model_gen_params),
-	KUNIT_CASE_PARAM(ctr_model_attrs_check, ctr_model_gen_params),
-	KUNIT_CASE_PARAM(ctr_model_records_check, ctr_model_gen_params),
+static struct kunit_case ssctr_model_cases[] = {
+	KUNIT_CASE_PARAM(ssctr_model_probe, ssctr_model_gen_params),
+	KUNIT_CASE_PARAM(ssctr_model_attrs_check, ssctr_model_gen_params),
+	KUNIT_CASE_PARAM(ssctr_model_records_check, ssctr_model_gen_params),
 	{}
 };
 
-static struct kunit_suite ctr_model_suite = {
+static struct kunit_suite ssctr_model_suite = {
 	.name = "riscv_ctr_model",
-	.init = ctr_model_init,
-	.exit = ctr_model_exit,
-	.test_cases = ctr_model_cases,
+	.init = ssctr_model_init,
+	.exit = ssctr_model_exit,
+	.test_cases = ssctr_model_cases,
 };
 
-kunit_test_suites(&ctr_decode_suite, &ctr_buffer_suite, &ctr_model_suite);
+kunit_test_suites(&ssctr_decode_suite, &ssctr_buffer_suite, &ssctr_model_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the RISC-V CTR driver");
 MODULE_LICENSE("GPL");

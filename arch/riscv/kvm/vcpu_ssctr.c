@@ -27,7 +27,7 @@
 /* The deepest depth a vCPU can select, that of the deepest hart. */
 static unsigned long kvm_riscv_ssctr_max_depth(void)
 {
-	return fls(riscv_ctr_guest_depths()) - 1;
+	return fls(riscv_ssctr_guest_depths()) - 1;
 }
 
 /* The entries of the buffer at sctrdepth.DEPTH @depth. */
@@ -44,7 +44,7 @@ static unsigned int kvm_riscv_ssctr_entries(unsigned long depth)
  */
 bool kvm_riscv_ssctr_available(void)
 {
-	return riscv_ctr_guest_depths();
+	return riscv_ssctr_guest_depths();
 }
 
 /**
@@ -117,10 +117,10 @@ void kvm_riscv_vcpu_ssctr_load(struct kvm_vcpu *vcpu)
 		return;
 	/* The guest's overflow freeze waits until its state is in. */
 	local_irq_save(flags);
-	riscv_ctr_lend();
+	riscv_ssctr_lend();
 	csr_write(CSR_SCTRDEPTH, s->depth);
-	riscv_ctr_lent_write(s->raw, kvm_riscv_ssctr_entries(s->depth),
-			     s->status);
+	riscv_ssctr_lent_write(s->raw, kvm_riscv_ssctr_entries(s->depth),
+			       s->status);
 	csr_write(CSR_VSCTRCTL, s->vsctrctl);
 	s->loaded = true;
 	local_irq_restore(flags);
@@ -147,8 +147,8 @@ void kvm_riscv_vcpu_ssctr_put(struct kvm_vcpu *vcpu)
 	s->loaded = false;
 	s->vsctrctl = csr_read(CSR_VSCTRCTL);
 	csr_write(CSR_VSCTRCTL, 0);
-	riscv_ctr_lent_read(s->raw, nr, &s->status);
-	riscv_ctr_reclaim();
+	riscv_ssctr_lent_read(s->raw, nr, &s->status);
+	riscv_ssctr_reclaim();
 	local_irq_restore(flags);
 	memset(&s->raw[nr], 0, (max - nr) * sizeof(s->raw[0]));
 }
@@ -198,7 +198,7 @@ int kvm_riscv_vcpu_ssctr_depth_rmw(struct kvm_vcpu *vcpu, unsigned int csr_num,
 	*val = s->depth;
 	depth = FIELD_GET(SCTRDEPTH_DEPTH, (s->depth & ~wr_mask) |
 					   (new_val & wr_mask));
-	if (depth == s->depth || !(riscv_ctr_guest_depths() & BIT(depth)))
+	if (depth == s->depth || !(riscv_ssctr_guest_depths() & BIT(depth)))
 		return KVM_INSN_CONTINUE_NEXT_SEPC;
 
 	/* No put in between: the state stays on this CPU while it changes. */
@@ -220,15 +220,15 @@ int kvm_riscv_vcpu_ssctr_depth_rmw(struct kvm_vcpu *vcpu, unsigned int csr_num,
  */
 
 #define KVM_RISCV_SSCTR_CSRS \
-	(sizeof(struct kvm_riscv_ctr_csr) / sizeof(unsigned long))
+	(sizeof(struct kvm_riscv_ssctr_csr) / sizeof(unsigned long))
 #define KVM_RISCV_SSCTR_FIELDS \
-	(sizeof(struct kvm_riscv_ctr_entry) / sizeof(unsigned long))
+	(sizeof(struct kvm_riscv_ssctr_entry) / sizeof(unsigned long))
 
 /**
  * kvm_riscv_vcpu_ssctr_num_regs() - the ONE_REG registers of a vCPU's CTR
  *
- * Return: those of struct kvm_riscv_ctr_csr, then one of struct
- * kvm_riscv_ctr_entry for every entry of the deepest buffer.
+ * Return: those of struct kvm_riscv_ssctr_csr, then one of struct
+ * kvm_riscv_ssctr_entry for every entry of the deepest buffer.
  */
 unsigned long kvm_riscv_vcpu_ssctr_num_regs(void)
 {
@@ -237,13 +237,13 @@ unsigned long kvm_riscv_vcpu_ssctr_num_regs(void)
 }
 
 /* The field of a record that register @field of an entry is. */
-static u64 *kvm_riscv_ssctr_field(struct riscv_ctr_entry *e,
+static u64 *kvm_riscv_ssctr_field(struct riscv_ssctr_entry *e,
 				  unsigned long field)
 {
 	switch (field) {
-	case KVM_REG_RISCV_CSR_CTR_ENTRY_REG(0, ctrsource):
+	case KVM_REG_RISCV_CSR_SSCTR_ENTRY_REG(0, ctrsource):
 		return &e->source;
-	case KVM_REG_RISCV_CSR_CTR_ENTRY_REG(0, ctrtarget):
+	case KVM_REG_RISCV_CSR_SSCTR_ENTRY_REG(0, ctrtarget):
 		return &e->target;
 	default:
 		return &e->data;
@@ -264,7 +264,7 @@ static struct kvm_vcpu_ssctr *kvm_riscv_vcpu_ssctr_state(struct kvm_vcpu *vcpu,
 /**
  * kvm_riscv_vcpu_ssctr_get_reg() - read a CTR register of a vCPU
  * @vcpu: the vCPU, not loaded
- * @reg_subtype: KVM_REG_RISCV_CSR_CTR or KVM_REG_RISCV_CSR_CTR_ENTRY
+ * @reg_subtype: KVM_REG_RISCV_CSR_SSCTR or KVM_REG_RISCV_CSR_SSCTR_ENTRY
  * @reg_num: the register within it
  * @val: its value; an entry at or beyond the vCPU's depth reads 0
  *
@@ -283,15 +283,15 @@ int kvm_riscv_vcpu_ssctr_get_reg(struct kvm_vcpu *vcpu,
 	if (!s)
 		return err;
 
-	if (reg_subtype == KVM_REG_RISCV_CSR_CTR) {
+	if (reg_subtype == KVM_REG_RISCV_CSR_SSCTR) {
 		switch (reg_num) {
-		case KVM_REG_RISCV_CSR_CTR_REG(sctrctl):
+		case KVM_REG_RISCV_CSR_SSCTR_REG(sctrctl):
 			*val = s->vsctrctl;
 			return 0;
-		case KVM_REG_RISCV_CSR_CTR_REG(sctrdepth):
+		case KVM_REG_RISCV_CSR_SSCTR_REG(sctrdepth):
 			*val = s->depth;
 			return 0;
-		case KVM_REG_RISCV_CSR_CTR_REG(sctrstatus):
+		case KVM_REG_RISCV_CSR_SSCTR_REG(sctrstatus):
 			*val = s->status;
 			return 0;
 		default:
@@ -314,7 +314,7 @@ static int kvm_riscv_ssctr_set_depth(struct kvm_vcpu_ssctr *s,
 {
 	unsigned int nr, max;
 
-	if (depth > SCTRDEPTH_MAX || !(riscv_ctr_guest_depths() & BIT(depth)))
+	if (depth > SCTRDEPTH_MAX || !(riscv_ssctr_guest_depths() & BIT(depth)))
 		return -EINVAL;
 	nr = kvm_riscv_ssctr_entries(depth);
 	max = kvm_riscv_ssctr_entries(kvm_riscv_ssctr_max_depth());
@@ -327,7 +327,7 @@ static int kvm_riscv_ssctr_set_depth(struct kvm_vcpu_ssctr *s,
 /**
  * kvm_riscv_vcpu_ssctr_set_reg() - write a CTR register of a vCPU
  * @vcpu: the vCPU, not loaded
- * @reg_subtype: KVM_REG_RISCV_CSR_CTR or KVM_REG_RISCV_CSR_CTR_ENTRY
+ * @reg_subtype: KVM_REG_RISCV_CSR_SSCTR or KVM_REG_RISCV_CSR_SSCTR_ENTRY
  * @reg_num: the register within it
  * @val: the value
  *
@@ -353,16 +353,16 @@ int kvm_riscv_vcpu_ssctr_set_reg(struct kvm_vcpu *vcpu,
 		return err;
 	nr = kvm_riscv_ssctr_entries(s->depth);
 
-	if (reg_subtype == KVM_REG_RISCV_CSR_CTR) {
+	if (reg_subtype == KVM_REG_RISCV_CSR_SSCTR) {
 		switch (reg_num) {
-		case KVM_REG_RISCV_CSR_CTR_REG(sctrctl):
-			if (val & ~riscv_ctr_guest_ctl())
+		case KVM_REG_RISCV_CSR_SSCTR_REG(sctrctl):
+			if (val & ~riscv_ssctr_guest_ctl())
 				return -EINVAL;
 			s->vsctrctl = val;
 			return 0;
-		case KVM_REG_RISCV_CSR_CTR_REG(sctrdepth):
+		case KVM_REG_RISCV_CSR_SSCTR_REG(sctrdepth):
 			return kvm_riscv_ssctr_set_depth(s, val);
-		case KVM_REG_RISCV_CSR_CTR_REG(sctrstatus):
+		case KVM_REG_RISCV_CSR_SSCTR_REG(sctrstatus):
 			if (val & ~(SCTRSTATUS_FROZEN | (nr - 1)))
 				return -EINVAL;
 			s->status = val;

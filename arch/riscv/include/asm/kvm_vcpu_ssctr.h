@@ -28,7 +28,7 @@ struct kvm_vcpu_ssctr {
 	unsigned long status;
 	unsigned long depth;
 	bool loaded;
-	struct riscv_ctr_entry raw[];
+	struct riscv_ssctr_entry raw[];
 };
 
 bool kvm_riscv_ssctr_available(void);

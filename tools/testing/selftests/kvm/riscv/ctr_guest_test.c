@@ -213,7 +213,7 @@ static void guest_code(int id, int vcpus)
 
 /*
  * The state test: sctrctl, sctrdepth and sctrstatus as the guest read
- * them before it stopped, in the order of struct kvm_riscv_ctr_csr.
+ * them before it stopped, in the order of struct kvm_riscv_ssctr_csr.
  */
 static unsigned long state_csrs[3];
 /*
@@ -490,17 +490,17 @@ static void test_two(void)
 #define CTR_REG(sub, n) \
 	(KVM_REG_RISCV | KVM_REG_SIZE_ULONG | KVM_REG_RISCV_CSR | (sub) | (n))
 #define CTR_CSR(name) \
-	CTR_REG(KVM_REG_RISCV_CSR_CTR, KVM_REG_RISCV_CSR_CTR_REG(name))
+	CTR_REG(KVM_REG_RISCV_CSR_SSCTR, KVM_REG_RISCV_CSR_SSCTR_REG(name))
 #define CTR_ENTRY(n, name) \
-	CTR_REG(KVM_REG_RISCV_CSR_CTR_ENTRY, \
-		KVM_REG_RISCV_CSR_CTR_ENTRY_REG(n, name))
+	CTR_REG(KVM_REG_RISCV_CSR_SSCTR_ENTRY, \
+		KVM_REG_RISCV_CSR_SSCTR_ENTRY_REG(n, name))
 
 static bool is_ctr_reg(__u64 id)
 {
 	__u64 class = id & (KVM_REG_RISCV_TYPE_MASK | KVM_REG_RISCV_SUBTYPE_MASK);
 
-	return class == (KVM_REG_RISCV_CSR | KVM_REG_RISCV_CSR_CTR) ||
-	       class == (KVM_REG_RISCV_CSR | KVM_REG_RISCV_CSR_CTR_ENTRY);
+	return class == (KVM_REG_RISCV_CSR | KVM_REG_RISCV_CSR_SSCTR) ||
+	       class == (KVM_REG_RISCV_CSR | KVM_REG_RISCV_CSR_SSCTR_ENTRY);
 }
 
 static void check_refused(struct kvm_vcpu *vcpu, __u64 id, unsigned long val,
@@ -599,7 +599,7 @@ static void test_state(void)
 		check_refused(vcpu, CTR_ENTRY(state_entries, ctrsource),
 			      CTR_VALID, EINVAL);
 	check_refused(vcpu, CTR_ENTRY(entries, ctrsource), 0, ENOENT);
-	check_refused(vcpu, CTR_REG(KVM_REG_RISCV_CSR_CTR, 3), 0, ENOENT);
+	check_refused(vcpu, CTR_REG(KVM_REG_RISCV_CSR_SSCTR, 3), 0, ENOENT);
 	for (i = 0; i < n; i++)
 		TEST_ASSERT(vcpu_get_reg(vcpu, ids[i]) == saved[i],
 			    "reg %llx changed by a refused write", ids[i]);

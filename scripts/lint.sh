@@ -11,7 +11,8 @@
 #                   needs; all of them in order must give the tree that
 #                   make kernel builds
 #   build-warnings  rebuild the objects of the files the series touches with
-#                   W=1 and sparse (C=2): no warning at all
+#                   W=1 and sparse (C=2), then with W=1 in a kernel without
+#                   KUnit and in one without the CTR driver: no warning at all
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -153,9 +154,18 @@ build-warnings)
 		arch/riscv/kernel/cpufeature.o arch/riscv/kernel/sbi.o
 		arch/riscv/kvm/aia.o arch/riscv/kvm/isa.o arch/riscv/kvm/vcpu.o
 		arch/riscv/kvm/vcpu_config.o arch/riscv/kvm/vcpu_insn.o
-		arch/riscv/kvm/vcpu_onereg.o arch/riscv/kvm/vcpu_pmu.o"
+		arch/riscv/kvm/vcpu_onereg.o arch/riscv/kvm/vcpu_pmu.o
+		arch/riscv/kvm/vcpu_ssctr.o"
 	"$TOP/scripts/kernel.sh" lint W=1 C=2 CHECK="$SPARSE" $objs 2>&1 |
 		tee "$TOP/out/build-warnings.log"
+	# The same files as users build them: without KUnit (the driver's
+	# test hooks compile away), and KVM without the driver (its stubs).
+	"$TOP/scripts/kernel.sh" lint-nokunit W=1 \
+		$(echo $objs | tr ' ' '\n' | grep -v riscv_ctr_test) 2>&1 |
+		tee -a "$TOP/out/build-warnings.log"
+	"$TOP/scripts/kernel.sh" lint-noctr W=1 \
+		$(echo $objs | tr ' ' '\n' | grep -v riscv_ctr) 2>&1 |
+		tee -a "$TOP/out/build-warnings.log"
 	! grep -E 'warning|error' "$TOP/out/build-warnings.log" ||
 		die "W=1 or sparse warnings in the files the series touches"
 	;;

@@ -1036,10 +1036,12 @@ static __always_inline u32 ssctr_cycles(u64 data)
 	return cce ? (4096 + ccm) << (cce - 1) : ccm;
 }
 
+#if IS_ENABLED(CONFIG_RISCV_CTR_KUNIT_TEST)
 VISIBLE_IF_KUNIT u32 riscv_ssctr_cycles(u64 data)
 {
 	return ssctr_cycles(data);
 }
+#endif
 
 /* ssctr_cycles_word() of a valid count that is not its CC field as it is. */
 static noinline u64 ssctr_cycles_word_slow(u64 data, unsigned int shift)
@@ -1068,10 +1070,12 @@ static __always_inline u64 ssctr_cycles_word(u64 data, unsigned int shift)
 	return ssctr_cycles_word_slow(data, shift);
 }
 
+#if IS_ENABLED(CONFIG_RISCV_CTR_KUNIT_TEST)
 VISIBLE_IF_KUNIT u64 riscv_ssctr_cycles_word(u64 data, unsigned int shift)
 {
 	return ssctr_cycles_word(data, shift);
 }
+#endif
 
 static void ssctr_init_words(void)
 {

@@ -120,11 +120,11 @@ static inline void riscv_ssctr_sample(struct perf_event *event,
 static inline void riscv_ssctr_unfreeze(void) { }
 #endif
 
-#if IS_ENABLED(CONFIG_RISCV_CTR_KUNIT_TEST)
 /*
  * A software model of the hart's CSR interface (sctr*, siselect and
  * sireg*, SCTRCLR) that the driver uses instead of the hart in the KUnit
- * test thread that sets riscv_ssctr_test_model.
+ * test thread that sets riscv_ssctr_test_model. The driver's CSR
+ * accessors take one, NULL for the hart, with the tests built or not.
  */
 struct riscv_ssctr_csr_model {
 	unsigned long (*read)(unsigned int csr);
@@ -133,6 +133,8 @@ struct riscv_ssctr_csr_model {
 	bool (*accessible)(unsigned int csr);
 };
 
+/* What the KUnit tests reach: VISIBLE_IF_KUNIT follows CONFIG_KUNIT. */
+#if IS_ENABLED(CONFIG_KUNIT)
 extern const struct riscv_ssctr_csr_model *riscv_ssctr_test_model;
 
 void riscv_ssctr_clear(void);

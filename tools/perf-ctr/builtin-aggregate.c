@@ -14,6 +14,7 @@
  * whose size follows the number of distinct ranges and branches, never
  * the number of records.
  */
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,7 @@ enum { MODE_UNDECIDED, MODE_MAPPED, MODE_IDENTITY };
 enum { DSO_UNKNOWN, DSO_BINARY, DSO_OTHER, DSO_OTHER_BUILD };
 
 struct agg_ctx {
-	struct afdo_bin *bin;
+	struct pc_dso *bin;
 	struct afdo_agg g;
 	const char *bin_base;	/* file name part of --binary */
 	struct pc_machine mc;
@@ -71,9 +72,10 @@ static int classify(struct agg_ctx *c, const struct pc_dso *d)
 {
 	bool same_name = !strcmp(base_name(d->name), c->bin_base);
 
-	if (d->build_id_size && c->bin->build_id_size) {
-		if (d->build_id_size >= c->bin->build_id_size &&
-		    !memcmp(d->build_id, c->bin->build_id, c->bin->build_id_size))
+	if (d->build_id_size && c->bin->elf_build_id_size) {
+		if (d->build_id_size >= c->bin->elf_build_id_size &&
+		    !memcmp(d->build_id, c->bin->elf_build_id,
+			    c->bin->elf_build_id_size))
 			return DSO_BINARY;
 		return same_name ? DSO_OTHER_BUILD : DSO_OTHER;
 	}
@@ -105,37 +107,25 @@ static void decide(struct agg_ctx *c)
 	c->mode = maps || c->mc.nr_mmaps ? MODE_MAPPED : MODE_IDENTITY;
 	if (c->mode == MODE_IDENTITY)
 		fprintf(stderr, "perf-ctr aggregate: warning: the recording maps no file: addresses are taken as %s's link-time addresses\n",
-			c->bin->path);
+			c->bin->name);
 }
 
 /*
  * ADDR of process PID at TIME to a link-time address of the binary: only
- * through a mapping of the binary by that process at that time.
+ * through a mapping of the binary by that process at that time, and by
+ * the binary's own program headers.
  */
 static inline bool reloc(struct agg_ctx *c, uint32_t pid, uint64_t time,
 			 uint64_t addr, uint64_t *out)
 {
-	const struct pc_map *m;
-	uint64_t off;
-	unsigned int i;
+	struct pc_loc l;
 
 	if (c->mode == MODE_IDENTITY) {
 		*out = addr;
 		return true;
 	}
-	m = pc_machine_find(&c->mc, pid, time, addr);
-	if (!m || m->dso->mark != DSO_BINARY)
-		return false;
-	off = addr - m->start + m->pgoff;
-	for (i = 0; i < c->bin->nseg; i++) {
-		const struct afdo_seg *s = &c->bin->seg[i];
-
-		if ((s->flags & 1 /* PF_X */) && off - s->offset < s->filesz) {
-			*out = off - s->offset + s->vaddr;
-			return true;
-		}
-	}
-	return false;
+	return pc_resolve_map(&c->mc, pid, time, addr, &l) &&
+	       l.dso->mark == DSO_BINARY && pc_dso_vaddr(c->bin, l.off, out);
 }
 
 static int on_lost(void *vc, const struct pc_lost *l)
@@ -235,7 +225,7 @@ static int on_sample(void *vc, const struct pc_sample *s)
 {
 	struct agg_ctx *c = vc;
 	struct afdo_stats *st = &c->g.st;
-	const struct afdo_bin *b = c->bin;
+	const struct pc_dso *b = c->bin;
 	uint64_t ip, prev_from = 0, i, time = pc_sample_time(s), w = 1;
 	bool have_prev = false, prev_ok = false, prev_mapped = false;
 	uint32_t pid = pc_sample_pid(s);
@@ -251,7 +241,7 @@ static int on_sample(void *vc, const struct pc_sample *s)
 	st->samples++;
 	if (c->progress && !(st->samples & 0xffff))
 		progress(c, s);
-	if (reloc(c, pid, time, s->ip, &ip) && afdo_text_at(b, ip)) {
+	if (reloc(c, pid, time, s->ip, &ip) && pc_dso_text_at(b, ip)) {
 		if (afdo_map_add(&c->g.addrs, ip, 0, 1))
 			goto oom;
 	} else {
@@ -281,8 +271,8 @@ static int on_sample(void *vc, const struct pc_sample *s)
 		}
 		fm = reloc(c, pid, time, s->br[i].from, &from);
 		tm = reloc(c, pid, time, s->br[i].to, &to);
-		fok = fm && afdo_text_at(b, from);
-		tok = tm && afdo_text_at(b, to);
+		fok = fm && pc_dso_text_at(b, from);
+		tok = tm && pc_dso_text_at(b, to);
 
 		st->branches++;
 		if (fok && tok) {
@@ -297,7 +287,7 @@ static int on_sample(void *vc, const struct pc_sample *s)
 			if (tok && prev_ok) {
 				if (to > prev_from)
 					st->ranges_bad_order++;
-				else if (afdo_text_at(b, to) != afdo_text_at(b, prev_from))
+				else if (pc_dso_text_at(b, to) != pc_dso_text_at(b, prev_from))
 					st->ranges_outside++;
 				else if ((to | prev_from) & 1)
 					st->ranges_misaligned++;
@@ -434,24 +424,31 @@ out:
  * whose ends lie in different function symbols. Done once on the unique
  * ranges, not per record.
  */
-static int drop_cross_function(struct afdo_agg *g, const struct afdo_bin *b)
+static int drop_cross_function(struct afdo_agg *g, struct pc_dso *b)
 {
 	struct afdo_map m;
 	size_t i;
 
-	if (!b->dso->nr_syms)
+	if (!b->nr_syms)
 		return 0;
 	if (afdo_map_init(&m, (g->ranges.used + 1) * 2))
 		return -1;
 	for (i = 0; i <= g->ranges.mask; i++) {
 		const struct afdo_cnt *r = &g->ranges.t[i];
+		const struct pc_sym *f1, *f2;
 		uint64_t e1 = 0, e2 = 0;
 		bool k1, k2;
 
 		if (!r->n)
 			continue;
-		k1 = afdo_func_at(b, r->a, &e1) != NULL;
-		k2 = afdo_func_at(b, r->b, &e2) != NULL;
+		f1 = pc_dso_sym(b, r->a);
+		f2 = pc_dso_sym(b, r->b);
+		k1 = f1 != NULL;
+		k2 = f2 != NULL;
+		if (k1)
+			e1 = f1->start;
+		if (k2)
+			e2 = f2->start;
 		/*
 		 * Both ends in functions the symbol table knows, different ones;
 		 * or one end in one and the other outside it. Where it knows
@@ -469,6 +466,50 @@ static int drop_cross_function(struct afdo_agg *g, const struct afdo_bin *b)
 	afdo_map_free(&g->ranges);
 	g->ranges = m;
 	return 0;
+}
+
+/*
+ * The profiled binary: an ELF with executable code. Its DWARF and symbols
+ * come from DEBUG when given (--debug-binary), else from itself, else
+ * from the separate debug file its build id or .gnu_debuglink leads to.
+ * NULL, and why on stderr, when it cannot be profiled.
+ */
+static struct pc_dso *open_binary(const char *path, const char *debug)
+{
+	const char *why = NULL;
+	struct pc_dso *d;
+
+	if (access(path, R_OK)) {
+		fprintf(stderr, "perf-ctr aggregate: %s: %m\n", path);
+		return NULL;
+	}
+	d = pc_dso_open(path, debug);
+	if (!d) {
+		fprintf(stderr, "perf-ctr aggregate: out of memory\n");
+		return NULL;
+	}
+	if (!d->elf)
+		why = "not an ELF file";
+	else if (!d->has_exec)
+		why = "no executable PT_LOAD segment";
+	else if (!d->nr_text)
+		why = "no executable section with contents";
+	if (d->elf && d->machine != EM_RISCV)
+		fprintf(stderr, "perf-ctr aggregate: warning: %s is not a RISC-V binary (e_machine %u)\n",
+			path, d->machine);
+	if (!why && debug && (!d->dbg_elf || !pc_elf_has_debug(d->dbg_elf))) {
+		path = debug;
+		why = "no DWARF debug information";
+	}
+	if (why) {
+		fprintf(stderr, "perf-ctr aggregate: %s: %s\n", path, why);
+		pc_dso_free(d);
+		return NULL;
+	}
+	if (d->dbg_path && pc_verbose)
+		fprintf(stderr, "perf-ctr aggregate: debug information of %s from %s\n",
+			path, d->dbg_path);
+	return d;
 }
 
 static const struct pc_usage usage = {
@@ -593,7 +634,7 @@ int cmd_aggregate(int argc, char **argv)
 	bool window = false;
 	unsigned int n;
 	char path[4096], err[512];
-	struct afdo_bin bin;
+	struct pc_dso *bin;
 	struct agg_ctx c;
 	struct pc_handlers h;
 	struct pc_error perr;
@@ -660,13 +701,12 @@ int cmd_aggregate(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/%s", symfs, binary);
 		binary = path;
 	}
-	if (afdo_bin_open(&bin, binary, debug, err, sizeof(err))) {
-		fprintf(stderr, "perf-ctr aggregate: %s\n", err);
+	bin = open_binary(binary, debug);
+	if (!bin)
 		return 1;
-	}
 
 	memset(&c, 0, sizeof(c));
-	c.bin = &bin;
+	c.bin = bin;
 	c.bin_base = base_name(binary);
 	c.progress = isatty(2);
 	c.window_weight = window;
@@ -707,7 +747,7 @@ int cmd_aggregate(int argc, char **argv)
 		rc = 1;
 		goto done;
 	}
-	if (drop_cross_function(&c.g, &bin)) {
+	if (drop_cross_function(&c.g, bin)) {
 		fprintf(stderr, "perf-ctr aggregate: out of memory\n");
 		rc = 1;
 		goto done;
@@ -753,20 +793,20 @@ int cmd_aggregate(int argc, char **argv)
 	}
 	switch (fmt) {
 	case AFDO_FMT_AUTOFDO_TEXT:
-		rc = afdo_write_autofdo_text(out, &c.g, &bin);
+		rc = afdo_write_autofdo_text(out, &c.g, bin);
 		break;
 	case AFDO_FMT_LLVM_UNSYM:
-		rc = afdo_write_llvm_unsym(out, &c.g, &bin);
+		rc = afdo_write_llvm_unsym(out, &c.g, bin);
 		break;
 	case AFDO_FMT_LINES:
 		err[0] = 0;
-		rc = afdo_write_lines(out, &c.g, &bin, err, sizeof(err));
+		rc = afdo_write_lines(out, &c.g, bin, err, sizeof(err));
 		if (rc && err[0])
 			fprintf(stderr, "perf-ctr aggregate: %s\n", err);
 		break;
 	default:
 		err[0] = 0;
-		rc = afdo_write_symbolized(out, fmt, &c.g, &bin, err, sizeof(err));
+		rc = afdo_write_symbolized(out, fmt, &c.g, bin, err, sizeof(err));
 		if (rc && err[0])
 			fprintf(stderr, "perf-ctr aggregate: %s\n", err);
 		break;
@@ -782,6 +822,6 @@ done:
 	afdo_map_free(&c.g.branches);
 	afdo_map_free(&c.g.addrs);
 	pc_machine_free(&c.mc);
-	afdo_bin_close(&bin);
+	pc_dso_free(bin);
 	return rc;
 }

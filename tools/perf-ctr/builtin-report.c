@@ -19,7 +19,6 @@
 #include "perf-ctr.h"
 #include "builtin.h"
 #include "machine.h"
-#include "dwarf-info.h"
 #include "options.h"
 
 /*
@@ -363,7 +362,7 @@ static void addr_name(struct report *r, const struct edge *e, uint64_t addr,
 			 (unsigned long long)(l.vaddr - l.sym->start));
 	else
 		snprintf(buf, len, "%s+0x%llx", base, (unsigned long long)l.vaddr);
-	pc_dw_lookup(l.dso, l.vaddr, si);
+	pc_dso_srcinfo(l.dso, l.vaddr, si);
 }
 
 /* "file:line", plus " [inlined: a <- b]" when the address is inlined code. */
@@ -593,7 +592,7 @@ static void print_report(struct report *r, size_t limit, bool json)
 		if (fs[i].dso && fs[i].start) {
 			struct pc_srcinfo si;
 
-			if (pc_dw_lookup(fs[i].dso, fs[i].start, &si) && si.line)
+			if (pc_dso_srcinfo(fs[i].dso, fs[i].start, &si) && si.line)
 				snprintf(src, sizeof(src), " (%s:%d)", si.file, si.line);
 		}
 		printf("  %10llu %6.2f%% %10llu %5.1f%% %7.1f  %s%s\n",

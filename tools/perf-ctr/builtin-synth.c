@@ -13,8 +13,7 @@
  * in the same mapping, so `check` finds nothing wrong with them.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
+#include <elf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,20 +23,17 @@
 #include "perf-ctr.h"
 #include "builtin.h"
 #include "options.h"
-#include "symbols.h"
+#include "dso.h"
 
 #ifndef PERF_SAMPLE_BRANCH_HW_INDEX
 #define PERF_SAMPLE_BRANCH_HW_INDEX	(1U << 17)
 #endif
 
-enum kind { K_COND, K_JUMP, K_CALL, K_INDCALL, K_RET, K_INDJUMP,
-	    K_COSWAP, K_INDLINK, K_DIRLINK };
-
 struct site {
 	uint64_t pc;		/* link-time address */
 	uint64_t target;	/* direct target, 0 if indirect */
 	uint8_t len;		/* 2 or 4 */
-	uint8_t kind;
+	uint8_t kind;		/* enum pc_rv_kind */
 };
 
 struct func {
@@ -68,7 +64,7 @@ static uint64_t rnd(struct synth *s)
 }
 
 static int add_site(struct synth *s, uint64_t pc, uint64_t target, int len,
-		    enum kind k)
+		    enum pc_rv_kind k)
 {
 	if (s->nr_sites == s->cap_sites) {
 		size_t cap = s->cap_sites ? s->cap_sites * 2 : 1024;
@@ -98,87 +94,6 @@ static int add_func(struct synth *s, uint64_t start, uint64_t end)
 	return 0;
 }
 
-static int64_t sext(uint64_t v, int bits)
-{
-	return (int64_t)(v << (64 - bits)) >> (64 - bits);
-}
-
-static bool is_link(unsigned int r)
-{
-	return r == 1 || r == 5;
-}
-
-/* Classify one RISC-V instruction; returns its length, adds a site if a branch. */
-static int rv_decode(struct synth *s, uint64_t pc, const uint8_t *p, size_t left)
-{
-	uint32_t i;
-
-	if (left < 2)
-		return 0;
-	i = p[0] | p[1] << 8;
-	if ((i & 3) != 3) {
-		unsigned int f3 = i >> 13, q = i & 3, rs1 = (i >> 7) & 31;
-
-		if (q == 1 && f3 == 5) {			/* c.j */
-			uint64_t o = ((i >> 12) & 1) << 11 | ((i >> 11) & 1) << 4 |
-				     ((i >> 9) & 3) << 8 | ((i >> 8) & 1) << 10 |
-				     ((i >> 7) & 1) << 6 | ((i >> 6) & 1) << 7 |
-				     ((i >> 3) & 7) << 1 | ((i >> 2) & 1) << 5;
-
-			add_site(s, pc, pc + sext(o, 12), 2, K_JUMP);
-		} else if (q == 1 && (f3 == 6 || f3 == 7)) {	/* c.beqz, c.bnez */
-			uint64_t o = ((i >> 12) & 1) << 8 | ((i >> 10) & 3) << 3 |
-				     ((i >> 5) & 3) << 6 | ((i >> 3) & 3) << 1 |
-				     ((i >> 2) & 1) << 5;
-
-			add_site(s, pc, pc + sext(o, 9), 2, K_COND);
-		} else if (q == 2 && f3 == 4 && !((i >> 2) & 31) && rs1) {
-			if ((i >> 12) & 1)			/* c.jalr */
-				add_site(s, pc, 0, 2, rs1 == 5 ? K_COSWAP : K_INDCALL);
-			else					/* c.jr */
-				add_site(s, pc, 0, 2, is_link(rs1) ? K_RET : K_INDJUMP);
-		}
-		return 2;
-	}
-	if (left < 4)
-		return 0;
-	i |= (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-	switch (i & 0x7f) {
-	case 0x63: {
-		uint64_t o = ((i >> 31) & 1) << 12 | ((i >> 25) & 0x3f) << 5 |
-			     ((i >> 8) & 0xf) << 1 | ((i >> 7) & 1) << 11;
-
-		add_site(s, pc, pc + sext(o, 13), 4, K_COND);
-		break;
-	}
-	case 0x6f: {
-		unsigned int rd = (i >> 7) & 31;
-		uint64_t o = ((i >> 31) & 1) << 20 | ((i >> 21) & 0x3ff) << 1 |
-			     ((i >> 20) & 1) << 11 | ((i >> 12) & 0xff) << 12;
-
-		add_site(s, pc, pc + sext(o, 21), 4,
-			 !rd ? K_JUMP : is_link(rd) ? K_CALL : K_DIRLINK);
-		break;
-	}
-	case 0x67: {
-		unsigned int rd = (i >> 7) & 31, rs1 = (i >> 15) & 31;
-		enum kind k;
-
-		if (is_link(rd) && is_link(rs1) && rd != rs1)
-			k = K_COSWAP;
-		else if (is_link(rd))
-			k = K_INDCALL;
-		else if (is_link(rs1))
-			k = K_RET;
-		else
-			k = rd ? K_INDLINK : K_INDJUMP;
-		add_site(s, pc, 0, 4, k);
-		break;
-	}
-	}
-	return 4;
-}
-
 static int cmp_site(const void *a, const void *b)
 {
 	const struct site *x = a, *y = b;
@@ -202,15 +117,16 @@ static int fake_sites(struct synth *s)
 		uint64_t a = s->funcs[f].start, e = s->funcs[f].end;
 
 		while (a + 8 < e) {
-			enum kind k = rnd(s) % 8 < 5 ? K_COND : rnd(s) % 3 ? K_CALL : K_RET;
+			enum pc_rv_kind k = rnd(s) % 8 < 5 ? PC_RV_COND :
+					    rnd(s) % 3 ? PC_RV_CALL : PC_RV_RET;
 			uint64_t t = 0;
 
 			a += 4 + (rnd(s) % 24) * 2;
 			if (a + 4 > e)
 				break;
-			if (k == K_COND)
+			if (k == PC_RV_COND)
 				t = s->funcs[f].start + (rnd(s) % ((e - s->funcs[f].start) / 2)) * 2;
-			else if (k == K_CALL)
+			else if (k == PC_RV_CALL)
 				t = s->funcs[rnd(s) % s->nr_funcs].start;
 			if (add_site(s, a, t, 4, k))
 				return -1;
@@ -219,101 +135,78 @@ static int fake_sites(struct synth *s)
 	return 0;
 }
 
+/*
+ * The branch sites of a RISC-V binary: every branch and jump of its
+ * functions, decoded from its executable sections.
+ */
+static int riscv_sites(struct synth *s, const struct pc_dso *d)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_funcs; i++) {
+		uint64_t pc = s->funcs[i].start;
+		struct pc_rv_insn in;
+
+		while (pc < s->funcs[i].end && pc_dso_insn(d, pc, &in)) {
+			if (in.kind != PC_RV_OTHER &&
+			    add_site(s, pc, in.direct ? pc + in.offset : 0, in.len,
+				     in.kind))
+				return -1;
+			pc += in.len;
+		}
+	}
+	return 0;
+}
+
 static int load_binary(struct synth *s, const char *path)
 {
-	GElf_Ehdr eh;
-	GElf_Phdr ph;
-	Elf_Scn *scn = NULL;
-	size_t i, nph, fsize;
-	const uint8_t *raw;
-	bool found = false;
-	int fd, ret = -1;
-	Elf *e;
+	const struct pc_seg *x = NULL;
+	struct pc_dso *d;
+	unsigned int i;
+	size_t k;
+	int ret = -1;
 
 	if (!realpath(path, s->filename)) {
 		fprintf(stderr, "perf-ctr synth: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	fd = open(path, O_RDONLY);
-	if (fd < 0) {
-		fprintf(stderr, "perf-ctr synth: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || !gelf_getehdr(e, &eh) || elf_getphdrnum(e, &nph)) {
+	d = pc_dso_open(path, NULL);
+	if (!d || !d->elf) {
 		fprintf(stderr, "perf-ctr synth: %s: not an ELF file\n", path);
 		goto out;
 	}
-	for (i = 0; i < nph; i++) {
-		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD ||
-		    !(ph.p_flags & PF_X))
-			continue;
-		/* perf maps the page-aligned executable segment. */
-		s->bias = eh.e_type == ET_DYN ? 0x555555554000ULL : 0;
-		s->text_start = ph.p_vaddr;
-		s->text_end = ph.p_vaddr + ph.p_filesz;
-		s->map_start = s->bias + (ph.p_vaddr & ~0xfffULL);
-		s->map_len = ((ph.p_vaddr + ph.p_memsz + 0xfff) & ~0xfffULL) -
-			     (ph.p_vaddr & ~0xfffULL);
-		s->pgoff = ph.p_offset & ~0xfffULL;
-		found = true;
-		break;
-	}
-	if (!found) {
+	for (i = 0; i < d->nr_segs && !x; i++)
+		if (d->segs[i].flags & PF_X)
+			x = &d->segs[i];
+	if (!x) {
 		fprintf(stderr, "perf-ctr synth: %s: no executable segment\n", path);
 		goto out;
 	}
-	s->build_id_size = pc_elf_build_id(e, s->build_id);
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t n;
+	/* perf maps the page-aligned executable segment. */
+	s->bias = d->et_dyn ? 0x555555554000ULL : 0;
+	s->text_start = x->vaddr;
+	s->text_end = x->vaddr + x->filesz;
+	s->map_start = s->bias + (x->vaddr & ~0xfffULL);
+	s->map_len = ((x->vaddr + x->memsz + 0xfff) & ~0xfffULL) -
+		     (x->vaddr & ~0xfffULL);
+	s->pgoff = x->offset & ~0xfffULL;
+	s->build_id_size = d->elf_build_id_size;
+	memcpy(s->build_id, d->elf_build_id, sizeof(s->build_id));
+	/* The functions of its symbol table that lie in that segment. */
+	for (k = 0; k < d->nr_syms; k++) {
+		const struct pc_sym *f = &d->syms[k];
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
-			continue;
-		d = elf_getdata(scn, NULL);
-		n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-		for (i = 0; d && i < n; i++) {
-			GElf_Sym sym;
-
-			if (!gelf_getsym(d, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    !sym.st_size || sym.st_value < s->text_start ||
-			    sym.st_value + sym.st_size > s->text_end)
-				continue;
-			if (add_func(s, sym.st_value, sym.st_value + sym.st_size))
-				goto out;
-		}
+		if (f->func && f->sized && f->start >= s->text_start &&
+		    f->end <= s->text_end && add_func(s, f->start, f->end))
+			goto out;
 	}
 	if (!s->nr_funcs)
 		add_func(s, s->text_start, s->text_end);
 	qsort(s->funcs, s->nr_funcs, sizeof(*s->funcs), cmp_func);
-
-	raw = (const uint8_t *)elf_rawfile(e, &fsize);
-	if (eh.e_machine == EM_RISCV && raw) {
-		for (i = 0; i < s->nr_funcs; i++) {
-			uint64_t pc = s->funcs[i].start, off;
-			int len;
-
-			if (i && s->funcs[i].start == s->funcs[i - 1].start)
-				continue;
-			off = ph.p_offset + (pc - ph.p_vaddr);
-			while (pc < s->funcs[i].end && off < fsize) {
-				len = rv_decode(s, pc, raw + off, fsize - off);
-				if (!len)
-					break;
-				pc += len;
-				off += len;
-			}
-		}
-	} else if (fake_sites(s)) {
-		goto out;
-	}
-	ret = 0;
+	ret = d->machine == EM_RISCV ? riscv_sites(s, d) : fake_sites(s);
 out:
-	if (e)
-		elf_end(e);
-	close(fd);
+	if (d)
+		pc_dso_free(d);
 	return ret;
 }
 
@@ -382,10 +275,11 @@ static uint64_t next_func_start(const struct synth *s, uint64_t addr)
 	return lo && addr < s->funcs[lo - 1].end ? s->funcs[lo - 1].start : addr;
 }
 
+/* The CTR transfer type of each kind of branch site. */
 static const uint8_t kind_ctr_type[] = {
-	[K_COND] = 5, [K_JUMP] = 11, [K_CALL] = 9, [K_INDCALL] = 8,
-	[K_RET] = 13, [K_INDJUMP] = 10, [K_COSWAP] = 12, [K_INDLINK] = 14,
-	[K_DIRLINK] = 15,
+	[PC_RV_COND] = 5, [PC_RV_JUMP] = 11, [PC_RV_CALL] = 9,
+	[PC_RV_IND_CALL] = 8, [PC_RV_RET] = 13, [PC_RV_IND_JUMP] = 10,
+	[PC_RV_CO_SWAP] = 12, [PC_RV_IND_LINK] = 14, [PC_RV_DIR_LINK] = 15,
 };
 
 /*
@@ -399,7 +293,7 @@ static uint64_t pick_target(struct synth *s, const struct site *site)
 	int tries;
 
 	for (tries = 0; tries < 64; tries++) {
-		if (site->kind == K_RET && s->nr_calls) {
+		if (site->kind == PC_RV_RET && s->nr_calls) {
 			const struct site *c = &s->sites[s->calls[rnd(s) % s->nr_calls]];
 
 			to = c->pc + c->len;
@@ -426,7 +320,7 @@ static void step(struct synth *s, uint64_t *pc, struct perf_branch_entry *e)
 	if (!site)	/* only the very first position can be off the sites */
 		site = &s->sites[0];
 	/* Not-taken branches are not recorded: walk past them. */
-	while (site->kind == K_COND && rnd(s) % 8 < 3) {
+	while (site->kind == PC_RV_COND && rnd(s) % 8 < 3) {
 		const struct site *n = next_site(s, site->pc + site->len);
 
 		if (!n)
@@ -527,7 +421,8 @@ int cmd_synth(int argc, char **argv)
 	qsort(s.sites, s.nr_sites, sizeof(*s.sites), cmp_site);
 	s.calls = calloc(s.nr_sites, sizeof(*s.calls));
 	for (i = 0; s.calls && i < s.nr_sites; i++)
-		if (s.sites[i].kind == K_CALL || s.sites[i].kind == K_INDCALL)
+		if (s.sites[i].kind == PC_RV_CALL ||
+		    s.sites[i].kind == PC_RV_IND_CALL)
 			s.calls[s.nr_calls++] = i;
 
 	w = pc_writer_open(out, &err);

@@ -3,13 +3,11 @@
  * perf-ctr aggregate: the AutoFDO pipeline's internal interfaces.
  *
  *   map.c        hash tables of counts keyed by (a, b)
- *   elf.c        the profiled binary: segments, text, RISC-V lengths,
- *                its separate debug file
- *   sym.c        libdw: inline stacks of an address
  *   raw.c        the unsymbolized formats (autofdo-text, llvm-unsym)
  *   tree.c       the tree of function instances of the symbolized ones
  *   llvm-text.c, gcov.c, lines.c: one file per symbolized format
  *   ../builtin-aggregate.c: the command: options, relocation, counting
+ * The profiled binary is a DSO of util/ (dso.h), as every file is.
  */
 #ifndef PERF_CTR_AFDO_H
 #define PERF_CTR_AFDO_H
@@ -19,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dso.h"
 #include "dwarf-info.h"
 
 /* ---- counts keyed by a pair of addresses (b = 0 for single addresses) ---- */
@@ -77,80 +76,6 @@ uint64_t afdo_map_get(const struct afdo_map *m, uint64_t a, uint64_t b);
 /* The entries sorted by (a, b); *NR gets their number. free() the result. */
 struct afdo_cnt *afdo_map_sorted(const struct afdo_map *m, size_t *nr);
 
-/* ---- the profiled binary ---- */
-
-struct afdo_seg {
-	uint64_t vaddr, offset, filesz;
-	uint32_t flags;			/* PF_X, PF_W, PF_R */
-};
-
-struct afdo_text {
-	uint64_t addr, size;
-	const uint8_t *data;
-	const char *name;
-};
-
-#define AFDO_MAX_SEGS 32
-#define AFDO_MAX_TEXT 32
-
-struct afdo_bin {
-	const char *path;
-	struct pc_dso *dso;		/* its ELF, symbols and debug file */
-	void *elf;			/* Elf *, the DSO's */
-	bool is64, pie;
-	uint8_t build_id[20];
-	unsigned int build_id_size;
-	struct afdo_seg seg[AFDO_MAX_SEGS];
-	unsigned int nseg;
-	struct afdo_text text[AFDO_MAX_TEXT];
-	unsigned int ntext;
-	uint64_t text_lo, text_hi;	/* bounds of all executable sections */
-	uint64_t first_load;		/* p_vaddr of the first PT_LOAD */
-	uint64_t first_exec_page;	/* of the first PF_X PT_LOAD, 4K aligned */
-	/* its DWARF and full symbols: itself, or the DSO's debug file */
-	const char *dbg_path;		/* NULL: the binary itself */
-	void *dbg_elf;			/* Elf *, NULL: b->elf */
-};
-
-/*
- * Open the profiled binary. Its DWARF and symbols come from DEBUG when
- * given (--debug-binary), else from itself, else from the separate debug
- * file its build id or .gnu_debuglink leads to under --symfs.
- */
-int afdo_bin_open(struct afdo_bin *b, const char *path, const char *debug,
-		  char *err, size_t errlen);
-void afdo_bin_close(struct afdo_bin *b);
-
-/* The executable section holding ADDR, or NULL. */
-static inline const struct afdo_text *afdo_text_at(const struct afdo_bin *b,
-						   uint64_t addr)
-{
-	unsigned int i;
-
-	if (addr < b->text_lo || addr >= b->text_hi)
-		return NULL;
-	for (i = 0; i < b->ntext; i++)
-		if (addr - b->text[i].addr < b->text[i].size)
-			return &b->text[i];
-	return NULL;
-}
-
-/*
- * Length of the RISC-V instruction at ADDR: 2 or 4, 0 when ADDR is not in
- * the text or the encoding is a reserved longer one (or cut by the end of
- * the section). *INSN gets its bits.
- */
-unsigned int afdo_insn(const struct afdo_bin *b, uint64_t addr, uint32_t *insn);
-
-/* The function symbol around ADDR (NULL if none); *ENTRY its address. */
-const char *afdo_func_at(const struct afdo_bin *b, uint64_t addr, uint64_t *entry);
-
-/* The function symbol around ADDR (NULL if none). */
-const struct pc_sym *afdo_fsym_at(const struct afdo_bin *b, uint64_t addr);
-
-enum afdo_call { AFDO_NOT_CALL, AFDO_CALL, AFDO_ICALL };
-enum afdo_call afdo_call_kind(const struct afdo_bin *b, uint64_t addr);
-
 /* ---- the aggregate and its outputs ---- */
 
 extern int afdo_verbose;
@@ -185,14 +110,14 @@ enum afdo_format {
 };
 
 int afdo_write_autofdo_text(FILE *f, const struct afdo_agg *g,
-			    const struct afdo_bin *b);
+			    struct pc_dso *b);
 int afdo_write_llvm_unsym(FILE *f, const struct afdo_agg *g,
-			  const struct afdo_bin *b);
+			  struct pc_dso *b);
 /* "file:line count" lines: each line's most executed instruction. */
-int afdo_write_lines(FILE *f, const struct afdo_agg *g, struct afdo_bin *b,
+int afdo_write_lines(FILE *f, const struct afdo_agg *g, struct pc_dso *b,
 		     char *err, size_t errlen);
 int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
-			  const struct afdo_agg *g, struct afdo_bin *b,
+			  const struct afdo_agg *g, struct pc_dso *b,
 			  char *err, size_t errlen);
 
 #endif

@@ -47,7 +47,7 @@ static int cmp_line(const void *x, const void *y)
 	return p->line - q->line;
 }
 
-int afdo_write_lines(FILE *f, const struct afdo_agg *g, struct afdo_bin *b,
+int afdo_write_lines(FILE *f, const struct afdo_agg *g, struct pc_dso *b,
 		     char *err, size_t errlen)
 {
 	struct lines_sweep ls = { 0 };
@@ -55,8 +55,7 @@ int afdo_write_lines(FILE *f, const struct afdo_agg *g, struct afdo_bin *b,
 	int rc = 0;
 
 	ls.w.insn = line_insn;
-	ls.w.s = pc_dwarf_open(b->dbg_elf ? b->dbg_elf : b->elf,
-			       b->dbg_path ? b->dbg_path : b->path, err, errlen);
+	ls.w.s = pc_dso_dwarf(b, err, errlen);
 	if (!ls.w.s)
 		return -1;
 	if (afdo_sweep_ranges(&ls.w, g, b)) {
@@ -77,7 +76,6 @@ int afdo_write_lines(FILE *f, const struct afdo_agg *g, struct afdo_bin *b,
 	}
 out:
 	free(ls.v);
-	pc_dwarf_close(ls.w.s);
 	return rc;
 }
 

@@ -33,7 +33,7 @@ static int write_pairs(FILE *f, const struct afdo_map *m, const char *sep,
  * relative to the p_vaddr of the binary's first PT_LOAD.
  */
 int afdo_write_autofdo_text(FILE *f, const struct afdo_agg *g,
-			    const struct afdo_bin *b)
+			    struct pc_dso *b)
 {
 	size_t n, i;
 	struct afdo_cnt *v;
@@ -58,7 +58,7 @@ int afdo_write_autofdo_text(FILE *f, const struct afdo_agg *g,
  * no context line for a profile without call stacks.
  */
 int afdo_write_llvm_unsym(FILE *f, const struct afdo_agg *g,
-			  const struct afdo_bin *b)
+			  struct pc_dso *b)
 {
 	if (write_pairs(f, &g->ranges, "-", b->first_exec_page, ""))
 		return -1;

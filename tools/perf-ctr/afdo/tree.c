@@ -204,7 +204,7 @@ static void add_insn(struct tree *t, struct pc_dwarf *s, uint64_t addr,
 
 /* Counts of every instruction covered by a range: a sweep over events. */
 int afdo_sweep_ranges(struct sweep *w, const struct afdo_agg *g,
-		      const struct afdo_bin *b)
+		      struct pc_dso *b)
 {
 	size_t n, i, ne = 0;
 	struct afdo_cnt *v = afdo_map_sorted(&g->ranges, &n);
@@ -219,8 +219,8 @@ int afdo_sweep_ranges(struct sweep *w, const struct afdo_agg *g,
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		uint32_t insn;
-		unsigned int len = afdo_insn(b, v[i].b, &insn);
+		struct pc_rv_insn in;
+		unsigned int len = pc_dso_insn(b, v[i].b, &in);
 
 		if (!len)
 			continue;
@@ -245,8 +245,8 @@ int afdo_sweep_ranges(struct sweep *w, const struct afdo_agg *g,
 			w->spans[w->nspans++].hi = ev[i].addr;
 		}
 		for (p = a; p < ev[i].addr;) {
-			uint32_t insn;
-			unsigned int len = afdo_insn(b, p, &insn);
+			struct pc_rv_insn in;
+			unsigned int len = pc_dso_insn(b, p, &in);
 
 			if (!len)
 				break;
@@ -265,7 +265,7 @@ int afdo_sweep_ranges(struct sweep *w, const struct afdo_agg *g,
  * llvm-profgen and create_gcov fill the functions they saw so.
  */
 static int zero_fill(struct tree *t, struct pc_dwarf *s,
-		     const struct afdo_agg *g, const struct afdo_bin *b,
+		     const struct afdo_agg *g, struct pc_dso *b,
 		     const struct sweep *w)
 {
 	const struct pc_sym **seen = NULL;
@@ -277,7 +277,7 @@ static int zero_fill(struct tree *t, struct pc_dwarf *s,
 
 		if (!g->ranges.t[i].n)
 			continue;
-		fs = afdo_fsym_at(b, g->ranges.t[i].a);
+		fs = pc_dso_sym(b, g->ranges.t[i].a);
 		if (!fs || fs->end <= fs->start + 1)
 			continue;
 		for (j = 0; j < nseen && seen[j] != fs; j++)
@@ -287,7 +287,7 @@ static int zero_fill(struct tree *t, struct pc_dwarf *s,
 		seen = afdo_xgrow(seen, &cap, nseen + 1, sizeof(*seen));
 		seen[nseen++] = fs;
 		for (p = fs->start; p < fs->end;) {
-			uint32_t insn;
+			struct pc_rv_insn in;
 			unsigned int len;
 			size_t lo = 0, hi = w->nspans;
 
@@ -304,7 +304,7 @@ static int zero_fill(struct tree *t, struct pc_dwarf *s,
 				p = w->spans[lo].hi;
 				continue;
 			}
-			len = afdo_insn(b, p, &insn);
+			len = pc_dso_insn(b, p, &in);
 			if (!len)
 				break;
 			add_insn(t, s, p, 0, len);
@@ -317,7 +317,7 @@ static int zero_fill(struct tree *t, struct pc_dwarf *s,
 
 /* Call targets at the calls' locations, head counts at the callees. */
 static int add_calls(struct tree *t, struct pc_dwarf *s,
-		     const struct afdo_agg *g, const struct afdo_bin *b)
+		     const struct afdo_agg *g, struct pc_dso *b)
 {
 	size_t n, i;
 	struct afdo_cnt *v = afdo_map_sorted(&g->branches, &n);
@@ -325,20 +325,21 @@ static int add_calls(struct tree *t, struct pc_dwarf *s,
 	if (!v)
 		return -1;
 	for (i = 0; i < n; i++) {
-		enum afdo_call kind = afdo_call_kind(b, v[i].a);
 		struct pc_frame f[PC_MAX_FRAMES], callee[PC_MAX_FRAMES];
+		const struct pc_sym *fs;
+		struct pc_rv_insn call;
 		const char *cname;
-		uint64_t entry = 0;
 		struct body *bd;
 		struct tgt *tg;
 		int nf, nc;
 
-		if (kind == AFDO_NOT_CALL)
+		if (!pc_dso_insn(b, v[i].a, &call) || !pc_rv_is_call(call.kind))
 			continue;
 		/* a call lands on a function's first byte (PLT stubs have none) */
-		cname = afdo_func_at(b, v[i].b, &entry);
-		if (!cname || entry != v[i].b)
+		fs = pc_dso_sym(b, v[i].b);
+		if (!fs || fs->start != v[i].b)
 			continue;
+		cname = fs->name;
 		nc = pc_dwarf_frames(s, v[i].b, callee, PC_MAX_FRAMES);
 		if (nc > 0) {
 			cname = callee[0].name;
@@ -353,7 +354,7 @@ static int add_calls(struct tree *t, struct pc_dwarf *s,
 		bd = locate(t, f, nf, NULL);
 		if (!bd)
 			continue;
-		bd->indirect |= kind == AFDO_ICALL;
+		bd->indirect |= call.kind != PC_RV_CALL;
 		for (tg = bd->tgts; tg; tg = tg->next)
 			if (!strcmp(tg->name, cname))
 				break;
@@ -493,7 +494,7 @@ static void free_inst(struct inst *in)
 }
 
 int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
-			  const struct afdo_agg *g, struct afdo_bin *b,
+			  const struct afdo_agg *g, struct pc_dso *b,
 			  char *err, size_t errlen)
 {
 	struct tree *t = calloc(1, sizeof(*t));
@@ -507,8 +508,7 @@ int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	s = pc_dwarf_open(b->dbg_elf ? b->dbg_elf : b->elf,
-			  b->dbg_path ? b->dbg_path : b->path, err, errlen);
+	s = pc_dso_dwarf(b, err, errlen);
 	if (!s) {
 		free(t);
 		return -1;
@@ -573,6 +573,5 @@ out:
 		}
 	free(ts.w.spans);
 	free(t);
-	pc_dwarf_close(s);
 	return rc;
 }

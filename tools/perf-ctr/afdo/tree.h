@@ -80,7 +80,7 @@ static inline unsigned int afdo_str_hash(const char *s)
 void *afdo_xgrow(void *p, size_t *cap, size_t need, size_t sz);
 /* Call W->insn for every instruction of B the ranges of G cover. */
 int afdo_sweep_ranges(struct sweep *w, const struct afdo_agg *g,
-		      const struct afdo_bin *b);
+		      struct pc_dso *b);
 /* BD's call targets by count, in a new array (*OUT); their number. */
 size_t afdo_sorted_tgts(struct body *bd, struct tgt ***out);
 

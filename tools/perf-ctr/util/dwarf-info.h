@@ -2,8 +2,8 @@
 /*
  * perf-ctr: DWARF (dwarf.c, libdw), one layer for every command: inline
  * stacks with their lines and discriminators (aggregate's profiles), the
- * source lines of an instruction, and report's file:line and inlined
- * frames of a DSO's address.
+ * source lines of an instruction, and the file:line and inlined frames
+ * report shows (through the DSO that owns it, dso.c).
  */
 #ifndef PERF_CTR_DWARF_INFO_H
 #define PERF_CTR_DWARF_INFO_H
@@ -11,8 +11,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "symbols.h"
 
 
 struct pc_frame {
@@ -51,18 +49,5 @@ int pc_dwarf_lines(struct pc_dwarf *s, uint64_t addr, const char **files,
 /* Major version of the GCC that built the binary (DW_AT_producer), or 0. */
 int pc_dwarf_gcc_major(struct pc_dwarf *s);
 
-
-#define PC_MAX_INLINE 8
-
-struct pc_srcinfo {
-	char file[256];
-	int line;
-	/* frames[0] is the innermost (inlined) function, the last its host. */
-	char frames[PC_MAX_INLINE][128];
-	int nr_frames;
-};
-
-/* Source of link-time address VADDR in D; false if there is no DWARF for it. */
-bool pc_dw_lookup(struct pc_dso *d, uint64_t vaddr, struct pc_srcinfo *si);
 
 #endif

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+
+#include "perf-ctr.h"
 #include "dwarf-info.h"
 
 /* elfutils' dwarf.h has no name for it: GCC's and LLVM's own extension */
@@ -575,58 +577,4 @@ int pc_dwarf_frames(struct pc_dwarf *s, uint64_t addr, struct pc_frame *f,
 		nf++;
 	}
 	return nf;
-}
-
-/* ---- report: a DSO's source lines and inlined frames ---- */
-
-#define DW_NONE ((void *)-1)	/* tried, and there is no DWARF */
-
-static void dso_dwarf_cleanup(struct pc_dso *d)
-{
-	if (d->dw && d->dw != DW_NONE)
-		pc_dwarf_close(d->dw);
-	d->dw = NULL;
-}
-
-/* D's DWARF: its own, or its separate debug file's (pc_dso_load finds it). */
-static struct pc_dwarf *dso_dwarf(struct pc_dso *d)
-{
-	char err[512];
-
-	if (d->dw)
-		return d->dw == DW_NONE ? NULL : d->dw;
-	d->dw = DW_NONE;
-	d->cleanup = dso_dwarf_cleanup;
-	pc_dso_load(d);
-	if (!d->elf)
-		return NULL;
-	d->dw = pc_dwarf_open(d->dbg_elf ? d->dbg_elf : d->elf, d->name, err,
-			      sizeof(err));
-	if (!d->dw)
-		d->dw = DW_NONE;
-	return d->dw == DW_NONE ? NULL : d->dw;
-}
-
-bool pc_dw_lookup(struct pc_dso *d, uint64_t vaddr, struct pc_srcinfo *si)
-{
-	struct pc_frame f[PC_MAX_FRAMES];
-	struct pc_dwarf *s;
-	const char *file, *base;
-	int line, nf, i;
-
-	memset(si, 0, sizeof(*si));
-	s = dso_dwarf(d);
-	if (!s)
-		return false;
-	if (pc_dwarf_line(s, vaddr, &file, &line)) {
-		base = strrchr(file, '/');
-		snprintf(si->file, sizeof(si->file), "%s", base ? base + 1 : file);
-		si->line = line;
-	}
-	/* pc_dwarf_frames() gives the outermost first, srcinfo the innermost */
-	nf = pc_dwarf_frames(s, vaddr, f, PC_MAX_FRAMES);
-	for (i = nf - 1; i >= 0 && si->nr_frames < PC_MAX_INLINE; i--)
-		snprintf(si->frames[si->nr_frames++], sizeof(si->frames[0]),
-			 "%s", f[i].name);
-	return si->line || si->nr_frames;
 }

@@ -530,15 +530,26 @@ const char *pc_machine_comm_at(struct pc_machine *mc, uint32_t pid,
 	return p ? proc_name(p, tid, time) : NULL;
 }
 
-bool pc_resolve(struct pc_machine *mc, uint32_t pid, uint64_t time,
-		uint64_t addr, struct pc_loc *loc)
+bool pc_resolve_map(struct pc_machine *mc, uint32_t pid, uint64_t time,
+		    uint64_t addr, struct pc_loc *loc)
 {
 	memset(loc, 0, sizeof(*loc));
 	loc->map = pc_machine_find(mc, pid, time, addr);
 	if (!loc->map)
 		return false;
 	loc->dso = loc->map->dso;
-	loc->vaddr = pc_dso_vaddr(loc->dso, addr - loc->map->start + loc->map->pgoff);
+	loc->off = addr - loc->map->start + loc->map->pgoff;
+	return true;
+}
+
+bool pc_resolve(struct pc_machine *mc, uint32_t pid, uint64_t time,
+		uint64_t addr, struct pc_loc *loc)
+{
+	if (!pc_resolve_map(mc, pid, time, addr, loc))
+		return false;
+	loc->in_image = pc_dso_vaddr(loc->dso, loc->off, &loc->vaddr);
+	if (!loc->in_image)
+		loc->vaddr = loc->off;
 	loc->sym = pc_dso_sym(loc->dso, loc->vaddr);
 	return true;
 }

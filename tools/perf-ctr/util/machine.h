@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "perf-ctr.h"
-#include "symbols.h"
+#include "dso.h"
 
 /* The kernel's maps (perf's HOST_KERNEL_ID). */
 #define PC_PID_KERNEL	((uint32_t)-1)
@@ -52,11 +52,16 @@ struct pc_machine {
 	bool finished;
 };
 
-/* Where an address lands: its map, and its link-time address in the file. */
+/*
+ * Where an address lands: its map, the file offset there, and the
+ * link-time address of that offset in the file (pc_dso_vaddr(); the
+ * offset itself when no segment of a file known here holds it).
+ */
 struct pc_loc {
 	const struct pc_map *map;
 	struct pc_dso *dso;
-	uint64_t vaddr;
+	uint64_t off, vaddr;
+	bool in_image;		/* a segment of the file holds it */
 	const struct pc_sym *sym;
 };
 
@@ -84,6 +89,16 @@ const struct pc_map *pc_machine_find(struct pc_machine *mc, uint32_t pid,
  */
 const char *pc_machine_comm_at(struct pc_machine *mc, uint32_t pid,
 			       uint32_t tid, uint64_t time);
+/*
+ * The resolver every command uses: ADDR of process PID at TIME to its
+ * map and the file offset there (pc_resolve_map()), then to the
+ * link-time address and symbol of that offset in the file the map names
+ * (pc_resolve()). False when no mapping holds it. A command that knows
+ * the file itself (aggregate's --binary) relocates the offset with
+ * pc_dso_vaddr() of that file.
+ */
+bool pc_resolve_map(struct pc_machine *mc, uint32_t pid, uint64_t time,
+		    uint64_t addr, struct pc_loc *loc);
 bool pc_resolve(struct pc_machine *mc, uint32_t pid, uint64_t time,
 		uint64_t addr, struct pc_loc *loc);
 

@@ -27,8 +27,9 @@
  * keep apart. The pid and time of its first sample name it.
  */
 struct edge {
-	uint64_t from, to;	/* from == 0 && to == 0: empty slot */
+	uint64_t from, to;
 	const void *key;
+	size_t seq;		/* in the order they were first seen */
 	uint64_t time;
 	uint32_t pid;
 	uint8_t type, new_type, mixed;
@@ -37,6 +38,7 @@ struct edge {
 
 struct func {
 	const char *name;	/* symbol, or the DSO name when there is none */
+	size_t seq;		/* in the order they were found */
 	struct pc_dso *dso;
 	uint64_t start;
 	uint64_t count, mispred, cyc_sum, cyc_n, samples;
@@ -49,12 +51,16 @@ struct folded {
 
 enum sort_key { S_COUNT, S_MISPRED, S_CYCLES };
 
+/* Elements in the order they were first seen, indexed by their key. */
+struct edges {
+	struct edge *v;
+	size_t nr, cap;
+	struct pc_index ix;
+};
+
 struct report {
 	struct pc_machine mc;
-	struct edge *edges;
-	size_t nr_edges, cap_edges;	/* cap: a power of two */
-	bool zero_edge_used;
-	struct edge zero_edge;
+	struct edges edges;
 	uint64_t samples, br_samples, records, mispred, cyc_records, cyc_sum;
 	uint64_t type_counts[32];
 	bool has_flags, has_cycles;
@@ -62,75 +68,58 @@ struct report {
 	bool folded;
 	struct folded *fold;
 	size_t nr_fold, cap_fold;
+	struct pc_index fold_ix;
 	/* progress */
 	uint64_t file_size;
 	bool progress;
 	/* ip samples, by address, for the functions table */
-	struct edge *ips;
-	size_t nr_ips, cap_ips;
+	struct edges ips;
 };
 
-static uint64_t mix(uint64_t a, uint64_t b, const void *key)
+static uint64_t edge_hash(uint64_t from, uint64_t to, const void *key)
 {
-	uint64_t h = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL) ^
-		     (uintptr_t)key;
-
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	return h ^ (h >> 32);
+	return pc_hash_u64(pc_hash_u64(pc_hash_u64(0, from), to), (uintptr_t)key);
 }
 
-/* Open addressing on (from, to); grows at 50% load. */
-static struct edge *table_get(struct edge **tab, size_t *nr, size_t *cap,
-			      uint64_t from, uint64_t to, const void *key)
+static bool edge_is(const void *ctx, size_t pos, const void *key)
 {
-	size_t i;
+	const struct edge *e = &((const struct edge *)ctx)[pos], *k = key;
 
-	if (*nr * 2 >= *cap) {
-		size_t ncap = *cap ? *cap * 2 : 4096, j;
-		struct edge *nt = calloc(ncap, sizeof(*nt));
+	return e->from == k->from && e->to == k->to && e->key == k->key;
+}
 
-		if (!nt)
-			return NULL;
-		for (j = 0; j < *cap; j++) {
-			struct edge *e = &(*tab)[j];
+/* The edge (FROM, TO, KEY) of T, a new one with count 0 if need be. */
+static struct edge *table_get(struct edges *t, uint64_t from, uint64_t to,
+			      const void *key)
+{
+	struct edge k = { .from = from, .to = to, .key = key }, *v;
+	uint64_t h = edge_hash(from, to, key);
+	size_t i = pc_index_find(&t->ix, h, edge_is, t->v, &k);
 
-			if (!e->from && !e->to)
-				continue;
-			for (i = mix(e->from, e->to, e->key) & (ncap - 1);
-			     nt[i].from || nt[i].to;
-			     i = (i + 1) & (ncap - 1))
-				;
-			nt[i] = *e;
-		}
-		free(*tab);
-		*tab = nt;
-		*cap = ncap;
-	}
-	for (i = mix(from, to, key) & (*cap - 1);; i = (i + 1) & (*cap - 1)) {
-		struct edge *e = &(*tab)[i];
-
-		if (e->from == from && e->to == to && e->key == key)
-			return e;
-		if (!e->from && !e->to) {
-			e->from = from;
-			e->to = to;
-			e->key = key;
-			(*nr)++;
-			return e;
-		}
-	}
+	if (i != PC_INDEX_NONE)
+		return &t->v[i];
+	v = pc_grow(t->v, &t->cap, t->nr, sizeof(*t->v), 4096);
+	if (!v)
+		return NULL;
+	t->v = v;
+	if (pc_index_add(&t->ix, h, t->nr))
+		return NULL;
+	k.seq = t->nr;
+	t->v[t->nr] = k;
+	return &t->v[t->nr++];
 }
 
 static struct edge *edge_get(struct report *r, uint64_t from, uint64_t to,
 			     const void *key)
 {
-	/* (0, 0) marks empty slots: keep that edge aside. */
-	if (!from && !to) {
-		r->zero_edge_used = true;
-		return &r->zero_edge;
-	}
-	return table_get(&r->edges, &r->nr_edges, &r->cap_edges, from, to, key);
+	/* Records of no address (0 -> 0) are one edge, whatever is mapped at 0. */
+	return table_get(&r->edges, from, to, from || to ? key : NULL);
+}
+
+static void edges_free(struct edges *t)
+{
+	free(t->v);
+	pc_index_free(&t->ix);
 }
 
 /* "sym" or "[dso]" or "[unknown]": a folded frame. */
@@ -150,50 +139,32 @@ static void frame_name(struct report *r, const struct pc_sample *s,
 			 strrchr(l.dso->name, '/') + 1 : l.dso->name);
 }
 
+static bool fold_is(const void *ctx, size_t pos, const void *key)
+{
+	return !strcmp(((const struct folded *)ctx)[pos].stack, key);
+}
+
 static int fold_add(struct report *r, const char *stack)
 {
-	size_t i;
+	uint64_t h = pc_hash_str(0, stack);
+	size_t i = pc_index_find(&r->fold_ix, h, fold_is, r->fold, stack);
+	struct folded *v;
 
-	/* Linear over a hash would do for small outputs; keep it a hash. */
-	if (r->nr_fold * 2 >= r->cap_fold) {
-		size_t ncap = r->cap_fold ? r->cap_fold * 2 : 1024, j;
-		struct folded *nf = calloc(ncap, sizeof(*nf));
-
-		if (!nf)
-			return -1;
-		for (j = 0; j < r->cap_fold; j++) {
-			uint64_t h = 5381;
-			const char *p;
-
-			if (!r->fold[j].stack)
-				continue;
-			for (p = r->fold[j].stack; *p; p++)
-				h = h * 33 + (unsigned char)*p;
-			for (i = h & (ncap - 1); nf[i].stack; i = (i + 1) & (ncap - 1))
-				;
-			nf[i] = r->fold[j];
-		}
-		free(r->fold);
-		r->fold = nf;
-		r->cap_fold = ncap;
+	if (i != PC_INDEX_NONE) {
+		r->fold[i].count++;
+		return 0;
 	}
-	{
-		uint64_t h = 5381;
-		const char *p;
-
-		for (p = stack; *p; p++)
-			h = h * 33 + (unsigned char)*p;
-		for (i = h & (r->cap_fold - 1); r->fold[i].stack;
-		     i = (i + 1) & (r->cap_fold - 1))
-			if (!strcmp(r->fold[i].stack, stack)) {
-				r->fold[i].count++;
-				return 0;
-			}
-	}
-	r->fold[i].stack = strdup(stack);
-	if (!r->fold[i].stack)
+	v = pc_grow(r->fold, &r->cap_fold, r->nr_fold, sizeof(*r->fold), 1024);
+	if (!v)
 		return -1;
-	r->fold[i].count = 1;
+	r->fold = v;
+	v = &r->fold[r->nr_fold];
+	v->stack = strdup(stack);
+	if (!v->stack || pc_index_add(&r->fold_ix, h, r->nr_fold)) {
+		free(v->stack);
+		return -1;
+	}
+	v->count = 1;
 	r->nr_fold++;
 	return 0;
 }
@@ -266,8 +237,7 @@ static int on_sample(void *ctx, const struct pc_sample *s)
 	pid = pc_sample_pid(s);
 	time = pc_sample_time(s);
 	m = pc_machine_find(&r->mc, pid, time, s->ip);
-	ip = table_get(&r->ips, &r->nr_ips, &r->cap_ips, s->ip | 1, pid,
-		       m ? m->dso : NULL);
+	ip = table_get(&r->ips, s->ip | 1, pid, m ? m->dso : NULL);
 	if (!ip)
 		return -1;
 	if (!ip->count)
@@ -328,7 +298,9 @@ static int cmp_edge(const void *a, const void *b)
 		return kx > ky ? -1 : 1;
 	if (x->from != y->from)
 		return x->from < y->from ? -1 : 1;
-	return x->to < y->to ? -1 : x->to > y->to;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static int cmp_func(const void *a, const void *b)
@@ -341,7 +313,9 @@ static int cmp_func(const void *a, const void *b)
 		return kx > ky ? -1 : 1;
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
-	return strcmp(x->name, y->name);
+	if (strcmp(x->name, y->name))
+		return strcmp(x->name, y->name);
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* An address as "sym+0xoff", "dso+0xvaddr" or "0xaddr". */
@@ -426,52 +400,68 @@ static void json_src(FILE *f, const char *key, const struct pc_srcinfo *si)
 	fputc(']', f);
 }
 
+struct func_key {
+	const char *name;
+	const struct pc_dso *dso;
+	uint64_t start;
+};
+
+static bool func_is(const void *ctx, size_t pos, const void *key)
+{
+	const struct func *f = &((const struct func *)ctx)[pos];
+	const struct func_key *k = key;
+
+	return f->start == k->start && f->dso == k->dso && !strcmp(f->name, k->name);
+}
+
 /* Functions: branch records leaving each, plus the samples in it. */
 static struct func *build_funcs(struct report *r, size_t *nr)
 {
-	struct func *fs = NULL;
-	size_t n = 0, cap = 0, i, j;
-	struct edge *all[2] = { r->edges, r->ips };
-	size_t caps[2] = { r->cap_edges, r->cap_ips };
+	struct func *fs = NULL, *v;
+	struct pc_index ix = { 0 };
+	size_t n = 0, cap = 0, i;
+	const struct edges *all[2] = { &r->edges, &r->ips };
 	int t;
 
 	for (t = 0; t < 2; t++) {
-		for (i = 0; i < caps[t]; i++) {
-			struct edge *e = &all[t][i];
-			uint64_t addr = t ? e->from & ~1ULL : e->from;
+		for (i = 0; i < all[t]->nr; i++) {
+			const struct edge *e = &all[t]->v[i];
+			uint64_t addr = t ? e->from & ~1ULL : e->from, h;
 			uint32_t pid = t ? (uint32_t)e->to : e->pid;
+			struct func_key k;
 			struct pc_loc l;
-			const char *name;
-			uint64_t start;
+			size_t j;
 
 			if (!e->count)
 				continue;
 			if (pc_resolve(&r->mc, pid, e->time, addr, &l) && l.sym) {
-				name = l.sym->name;
-				start = l.sym->start;
+				k.name = l.sym->name;
+				k.start = l.sym->start;
 			} else if (l.map) {
-				name = l.dso->name;
-				start = 0;
+				k.name = l.dso->name;
+				k.start = 0;
 			} else {
-				name = "[unknown]";
-				start = 0;
+				k.name = "[unknown]";
+				k.start = 0;
 			}
-			for (j = 0; j < n; j++)
-				if (fs[j].start == start && fs[j].dso == l.dso &&
-				    !strcmp(fs[j].name, name))
-					break;
-			if (j == n) {
-				if (n == cap) {
-					cap = cap ? cap * 2 : 256;
-					fs = realloc(fs, cap * sizeof(*fs));
-					if (!fs)
-						return NULL;
+			k.dso = l.map ? l.dso : NULL;
+			h = pc_hash_str(pc_hash_u64(pc_hash_u64(0, k.start),
+						    (uintptr_t)k.dso), k.name);
+			j = pc_index_find(&ix, h, func_is, fs, &k);
+			if (j == PC_INDEX_NONE) {
+				v = pc_grow(fs, &cap, n, sizeof(*fs), 256);
+				if (!v || pc_index_add(&ix, h, n)) {
+					free(v ? v : fs);
+					pc_index_free(&ix);
+					return NULL;
 				}
-				memset(&fs[n], 0, sizeof(fs[n]));
-				fs[n].name = name;
-				fs[n].dso = l.map ? l.dso : NULL;
-				fs[n].start = start;
-				n++;
+				fs = v;
+				j = n++;
+				memset(&fs[j], 0, sizeof(fs[j]));
+				fs[j].name = k.name;
+				fs[j].dso = l.map ? l.dso : NULL;
+				fs[j].start = k.start;
+				fs[j].seq = j;
 			}
 			if (t) {
 				fs[j].samples += e->count;
@@ -483,6 +473,7 @@ static struct func *build_funcs(struct report *r, size_t *nr)
 			}
 		}
 	}
+	pc_index_free(&ix);
 	*nr = n;
 	return fs;
 }
@@ -499,7 +490,7 @@ static double avg(uint64_t sum, uint64_t n)
 
 static void print_report(struct report *r, size_t limit, bool json)
 {
-	struct edge *es = malloc((r->nr_edges + 1) * sizeof(*es));
+	struct edge *es = malloc((r->edges.nr + 1) * sizeof(*es));
 	struct func *fs;
 	size_t n = 0, i, nf = 0;
 	char from[512], to[512], sf[512], st[512];
@@ -507,11 +498,9 @@ static void print_report(struct report *r, size_t limit, bool json)
 
 	if (!es)
 		return;
-	for (i = 0; i < r->cap_edges; i++)
-		if (r->edges[i].count)
-			es[n++] = r->edges[i];
-	if (r->zero_edge_used)
-		es[n++] = r->zero_edge;
+	for (i = 0; i < r->edges.nr; i++)
+		if (r->edges.v[i].count)
+			es[n++] = r->edges.v[i];
 	qsort(es, n, sizeof(*es), cmp_edge);
 	fs = build_funcs(r, &nf);
 	if (fs)
@@ -619,9 +608,8 @@ static void print_folded(struct report *r)
 
 	if (!fs)
 		return;
-	for (i = 0; i < r->cap_fold; i++)
-		if (r->fold[i].stack)
-			fs[n++] = r->fold[i];
+	for (i = 0; i < r->nr_fold; i++)
+		fs[n++] = r->fold[i];
 	qsort(fs, n, sizeof(*fs), cmp_fold);
 	for (i = 0; i < n; i++)
 		printf("%s %llu\n", fs[i].stack, (unsigned long long)fs[i].count);
@@ -717,11 +705,12 @@ int cmd_report(int argc, char **argv)
 			strcmp(output, "-") ? output : "stdout", strerror(errno));
 		ret = 1;
 	}
-	for (i = 0; i < r.cap_fold; i++)
+	for (i = 0; i < r.nr_fold; i++)
 		free(r.fold[i].stack);
 	free(r.fold);
-	free(r.edges);
-	free(r.ips);
+	pc_index_free(&r.fold_ix);
+	edges_free(&r.edges);
+	edges_free(&r.ips);
 	pc_machine_free(&r.mc);
 	return ret ? 1 : 0;
 }

@@ -24,6 +24,7 @@
 #include "builtin.h"
 #include "options.h"
 #include "dso.h"
+#include "search.h"
 
 #ifndef PERF_SAMPLE_BRANCH_HW_INDEX
 #define PERF_SAMPLE_BRANCH_HW_INDEX	(1U << 17)
@@ -230,49 +231,33 @@ static void fake_binary(struct synth *s)
 	fake_sites(s);
 }
 
+/* The function holding ADDR, or NULL. */
+static const struct func *func_at(const struct synth *s, uint64_t addr)
+{
+	size_t n = pc_count_upto(s->funcs, s->nr_funcs, sizeof(*s->funcs),
+				 offsetof(struct func, start), addr);
+
+	return n && addr < s->funcs[n - 1].end ? &s->funcs[n - 1] : NULL;
+}
+
 /* The first site at or after PC inside the function holding PC. */
 static const struct site *next_site(const struct synth *s, uint64_t pc)
 {
-	size_t lo = 0, hi = s->nr_sites, f_lo = 0, f_hi = s->nr_funcs;
-	uint64_t fend = 0;
+	const struct func *f = func_at(s, pc);
+	size_t i = pc_count_below(s->sites, s->nr_sites, sizeof(*s->sites),
+				  offsetof(struct site, pc), pc);
 
-	while (f_lo < f_hi) {
-		size_t mid = (f_lo + f_hi) / 2;
-
-		if (s->funcs[mid].start <= pc)
-			f_lo = mid + 1;
-		else
-			f_hi = mid;
-	}
-	if (f_lo && pc < s->funcs[f_lo - 1].end)
-		fend = s->funcs[f_lo - 1].end;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (s->sites[mid].pc < pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < s->nr_sites && s->sites[lo].pc < fend)
-		return &s->sites[lo];
+	if (i < s->nr_sites && s->sites[i].pc < (f ? f->end : 0))
+		return &s->sites[i];
 	return NULL;
 }
 
 /* The start of the function holding ADDR, or ADDR itself. */
 static uint64_t next_func_start(const struct synth *s, uint64_t addr)
 {
-	size_t lo = 0, hi = s->nr_funcs;
+	const struct func *f = func_at(s, addr);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (s->funcs[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && addr < s->funcs[lo - 1].end ? s->funcs[lo - 1].start : addr;
+	return f ? f->start : addr;
 }
 
 /* The CTR transfer type of each kind of branch site. */

@@ -20,6 +20,7 @@
 #include "perf-ctr.h"
 #include "dso.h"
 #include "dwarf-info.h"
+#include "search.h"
 
 
 struct pc_dso *pc_dso_new(const char *name)
@@ -510,19 +511,12 @@ bool pc_dso_vaddr(struct pc_dso *d, uint64_t off, uint64_t *vaddr)
 
 const struct pc_sym *pc_dso_sym(struct pc_dso *d, uint64_t vaddr)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!d->loaded)
 		dso_load(d);
-	hi = d->nr_syms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->syms[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = pc_count_upto(d->syms, d->nr_syms, sizeof(*d->syms),
+			   offsetof(struct pc_sym, start), vaddr);
 	if (lo && vaddr < d->syms[lo - 1].end)
 		return &d->syms[lo - 1];
 	return NULL;

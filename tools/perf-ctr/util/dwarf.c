@@ -16,6 +16,7 @@
 
 #include "perf-ctr.h"
 #include "dwarf-info.h"
+#include "search.h"
 
 /* elfutils' dwarf.h has no name for it: GCC's and LLVM's own extension */
 #define PC_DW_AT_discriminator	0x2136
@@ -45,6 +46,9 @@ struct fn_seg {
 };
 
 struct cu_index {
+	uint64_t *row;			/* address of each line table row */
+	size_t nrow;
+	bool rows_built;
 	bool built;
 	struct fn_node *node;
 	size_t nnode, capnode;
@@ -105,36 +109,12 @@ static void load_cu_ranges(struct pc_dwarf *s)
 	s->cux = calloc(s->ncu ? s->ncu : 1, sizeof(*s->cux));
 }
 
-/*
- * How many of the N elements of SIZE bytes at V start at or below ADDR:
- * they are sorted by their first member, a uint64_t start address.
- */
-_Static_assert(offsetof(struct cu_range, lo) == 0 &&
-	       offsetof(struct fn_seg, lo) == 0,
-	       "starting_upto() reads the start of each element first");
-static size_t starting_upto(const void *v, size_t n, size_t size,
-			    uint64_t addr)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint64_t start;
-
-		memcpy(&start, (const char *)v + mid * size, sizeof(start));
-		if (start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* The CU of ADDR, and its number in *NO (-1 when found another way). */
 static bool cu_of_no(struct pc_dwarf *s, uint64_t addr, Dwarf_Die *cu,
 		     long *no)
 {
-	size_t lo = starting_upto(s->cr, s->ncr, sizeof(*s->cr), addr);
+	size_t lo = pc_count_upto(s->cr, s->ncr, sizeof(*s->cr),
+				  offsetof(struct cu_range, lo), addr);
 
 	/* ranges of CUs may nest or overlap: look back a little */
 	while (lo > 0) {
@@ -188,6 +168,7 @@ void pc_dwarf_close(struct pc_dwarf *s)
 	for (i = 0; s->cux && i < s->ncu; i++) {
 		free(s->cux[i].node);
 		free(s->cux[i].seg);
+		free(s->cux[i].row);
 	}
 	free(s->cux);
 	free(s->cr);
@@ -209,28 +190,56 @@ bool pc_dwarf_line(struct pc_dwarf *s, uint64_t addr, const char **file,
 	return *file != NULL;
 }
 
+/*
+ * The address of every row of CU's line table (libdw keeps them sorted
+ * by address), for a binary search: kept in the CU's index when it has
+ * one (NO >= 0), else in *TMP for the caller to free.
+ */
+static const uint64_t *row_addrs(struct pc_dwarf *s, long no, Dwarf_Lines *ls,
+				 size_t nl, uint64_t **tmp)
+{
+	struct cu_index *x = s->cux && no >= 0 ? &s->cux[no] : NULL;
+	uint64_t *v;
+	size_t i;
+
+	*tmp = NULL;
+	if (x && x->rows_built)
+		return x->row;
+	v = malloc((nl ? nl : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (i = 0; i < nl; i++) {
+		Dwarf_Addr a = 0;
+
+		dwarf_lineaddr(dwarf_onesrcline(ls, i), &a);
+		v[i] = a;
+	}
+	if (!x) {
+		*tmp = v;
+		return v;
+	}
+	x->rows_built = true;
+	x->row = v;
+	x->nrow = nl;
+	return v;
+}
+
 int pc_dwarf_lines(struct pc_dwarf *s, uint64_t addr, const char **files,
 		   int *lines, int max)
 {
-	size_t nl, lo = 0, hi, i;
+	const uint64_t *row;
+	uint64_t *tmp = NULL;
+	size_t nl, lo, i;
 	Dwarf_Lines *ls;
 	Dwarf_Die cu;
 	int k = 0;
+	long no;
 
-	if (!cu_of(s, addr, &cu))
+	if (!cu_of_no(s, addr, &cu, &no))
 		return 0;
-	if (!dwarf_getsrclines(&cu, &ls, &nl)) {
-		/* libdw keeps a CU's rows sorted by address */
-		for (hi = nl; lo < hi;) {
-			size_t mid = lo + (hi - lo) / 2;
-			Dwarf_Addr a = 0;
-
-			dwarf_lineaddr(dwarf_onesrcline(ls, mid), &a);
-			if (a < addr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+	if (!dwarf_getsrclines(&cu, &ls, &nl) &&
+	    (row = row_addrs(s, no, ls, nl, &tmp))) {
+		lo = pc_count_below(row, nl, sizeof(*row), 0, addr);
 		for (i = lo; i < nl && k < max; i++) {
 			Dwarf_Line *l = dwarf_onesrcline(ls, i);
 			Dwarf_Addr a = 0;
@@ -252,6 +261,7 @@ int pc_dwarf_lines(struct pc_dwarf *s, uint64_t addr, const char **files,
 			files[k] = f;
 			lines[k++] = line;
 		}
+		free(tmp);
 	}
 	/* no row starts here: the line in effect */
 	if (!k && pc_dwarf_line(s, addr, &files[0], &lines[0]) && lines[0])
@@ -484,7 +494,8 @@ static struct cu_index *cu_index(struct pc_dwarf *s, long no, Dwarf_Die *cu)
 /* The innermost function-like DIE at ADDR in X, or -1. */
 static int node_at(const struct cu_index *x, uint64_t addr)
 {
-	size_t lo = starting_upto(x->seg, x->nseg, sizeof(*x->seg), addr);
+	size_t lo = pc_count_upto(x->seg, x->nseg, sizeof(*x->seg),
+				  offsetof(struct fn_seg, lo), addr);
 
 	return lo && addr < x->seg[lo - 1].hi ? x->seg[lo - 1].node : -1;
 }

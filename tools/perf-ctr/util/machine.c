@@ -92,7 +92,7 @@ void pc_machine_free(struct pc_machine *mc)
 		mc->strings = next;
 	}
 	free(mc->procs);
-	free(mc->slots);
+	pc_index_free(&mc->pids);
 	free(mc->sb);
 	memset(mc, 0, sizeof(*mc));
 }
@@ -137,41 +137,18 @@ static const char *string_keep(struct pc_machine *mc, const char *s)
 	return mc->last_string;
 }
 
-static size_t pid_hash(uint32_t pid, size_t nr_slots)
+static bool proc_is(const void *ctx, size_t pos, const void *key)
 {
-	return (size_t)((pid * 0x9e3779b1u) >> 7) & (nr_slots - 1);
+	const struct pc_machine *mc = ctx;
+
+	return mc->procs[pos].pid == *(const uint32_t *)key;
 }
 
 static struct pc_proc *proc_find(const struct pc_machine *mc, uint32_t pid)
 {
-	size_t i;
+	size_t i = pc_index_find(&mc->pids, pc_hash_u64(0, pid), proc_is, mc, &pid);
 
-	if (!mc->nr_slots)
-		return NULL;
-	for (i = pid_hash(pid, mc->nr_slots); mc->slots[i];
-	     i = (i + 1) & (mc->nr_slots - 1))
-		if (mc->procs[mc->slots[i] - 1].pid == pid)
-			return &mc->procs[mc->slots[i] - 1];
-	return NULL;
-}
-
-static int rehash(struct pc_machine *mc, size_t nr_slots)
-{
-	uint32_t *slots = calloc(nr_slots, sizeof(*slots));
-	size_t i, j;
-
-	if (!slots)
-		return -1;
-	for (i = 0; i < mc->nr_procs; i++) {
-		for (j = pid_hash(mc->procs[i].pid, nr_slots); slots[j];
-		     j = (j + 1) & (nr_slots - 1))
-			;
-		slots[j] = i + 1;
-	}
-	free(mc->slots);
-	mc->slots = slots;
-	mc->nr_slots = nr_slots;
-	return 0;
+	return i == PC_INDEX_NONE ? NULL : &mc->procs[i];
 }
 
 static struct pc_proc *proc_get(struct pc_machine *mc, uint32_t pid)
@@ -184,23 +161,11 @@ static struct pc_proc *proc_get(struct pc_machine *mc, uint32_t pid)
 	if (!p)
 		return NULL;
 	mc->procs = p;
+	if (pc_index_add(&mc->pids, pc_hash_u64(0, pid), mc->nr_procs))
+		return NULL;
 	p = &mc->procs[mc->nr_procs++];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
-	if (mc->nr_procs * 2 > mc->nr_slots) {
-		/* rehash() enters every process, this one included */
-		if (rehash(mc, mc->nr_slots ? mc->nr_slots * 2 : 128)) {
-			mc->nr_procs--;
-			return NULL;
-		}
-	} else {
-		size_t i;
-
-		for (i = pid_hash(pid, mc->nr_slots); mc->slots[i];
-		     i = (i + 1) & (mc->nr_slots - 1))
-			;
-		mc->slots[i] = mc->nr_procs;
-	}
 	return p;
 }
 

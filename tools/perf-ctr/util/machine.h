@@ -17,6 +17,7 @@
 
 #include "perf-ctr.h"
 #include "dso.h"
+#include "hash.h"
 
 /* The kernel's maps (perf's HOST_KERNEL_ID). */
 #define PC_PID_KERNEL	((uint32_t)-1)
@@ -39,8 +40,7 @@ struct pc_strings;
 struct pc_machine {
 	struct pc_proc *procs;
 	size_t nr_procs, cap_procs;
-	uint32_t *slots;		/* pid hash: index + 1, 0 = empty */
-	size_t nr_slots;
+	struct pc_index pids;		/* of procs */
 	struct pc_dso *dsos;
 	/* side-band records, until pc_machine_finish() sorts and applies them */
 	struct pc_sb *sb;

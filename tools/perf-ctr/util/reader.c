@@ -22,6 +22,7 @@
 
 #include "perf-ctr.h"
 #include "format.h"
+#include "search.h"
 
 #define FILE_HEADER_SIZE	104
 #define PIPE_HEADER_SIZE	16
@@ -233,21 +234,13 @@ static int index_events(struct rd *r, uint64_t off)
 
 static const struct rd_event *event_of(struct rd *r, uint64_t id)
 {
-	size_t lo = 0, hi = r->nr_ids;
+	size_t n;
 
 	if (r->nr_evs == 1)
 		return &r->evs[0];
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->ids[mid].id == id)
-			return &r->evs[r->ids[mid].ev];
-		if (r->ids[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	n = pc_count_upto(r->ids, r->nr_ids, sizeof(*r->ids),
+			  offsetof(struct rd_id, id), id);
+	return n && r->ids[n - 1].id == id ? &r->evs[r->ids[n - 1].ev] : NULL;
 }
 
 static int call_attrs(struct rd *r, size_t from, uint64_t off)

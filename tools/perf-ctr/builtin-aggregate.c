@@ -29,16 +29,15 @@
 #include "machine.h"
 #include "options.h"
 
-int afdo_verbose;
-int afdo_gcc_version;
-
 enum { MODE_UNDECIDED, MODE_MAPPED, MODE_IDENTITY };
 /* pc_dso.mark: what a file of the recording is to --binary. */
 enum { DSO_UNKNOWN, DSO_BINARY, DSO_OTHER, DSO_OTHER_BUILD };
 
 struct agg_ctx {
 	struct pc_dso *bin;
-	struct afdo_agg g;
+	struct afdo_counts counts;
+	struct afdo_rec *recs;	/* one sample's, relocated */
+	size_t cap_recs;
 	const char *bin_base;	/* file name part of --binary */
 	struct pc_machine mc;
 	int mode;
@@ -170,11 +169,11 @@ static void progress(struct agg_ctx *c, const struct pc_sample *s)
 	c->last_progress = now;
 	if (c->file_size)
 		fprintf(stderr, "\rperf-ctr aggregate: %llu samples, %3.0f%%",
-			(unsigned long long)c->g.st.samples,
+			(unsigned long long)c->counts.st.samples,
 			100.0 * (double)s->offset / (double)c->file_size);
 	else
 		fprintf(stderr, "\rperf-ctr aggregate: %llu samples",
-			(unsigned long long)c->g.st.samples);
+			(unsigned long long)c->counts.st.samples);
 }
 
 /*
@@ -224,11 +223,10 @@ static bool branch_event(const struct perf_event_attr *attr)
 static int on_sample(void *vc, const struct pc_sample *s)
 {
 	struct agg_ctx *c = vc;
-	struct afdo_stats *st = &c->g.st;
-	const struct pc_dso *b = c->bin;
-	uint64_t ip, prev_from = 0, i, time = pc_sample_time(s), w = 1;
-	bool have_prev = false, prev_ok = false, prev_mapped = false;
+	uint64_t ip = 0, i, time = pc_sample_time(s), w = 1;
 	uint32_t pid = pc_sample_pid(s);
+	bool ip_mapped;
+	struct afdo_rec *r;
 
 	if (c->mode == MODE_UNDECIDED)
 		decide(c);
@@ -238,71 +236,32 @@ static int on_sample(void *vc, const struct pc_sample *s)
 		c->filter_seen = s->attr->branch_sample_type;
 		return 0;
 	}
-	st->samples++;
-	if (c->progress && !(st->samples & 0xffff))
-		progress(c, s);
-	if (reloc(c, pid, time, s->ip, &ip) && pc_dso_text_at(b, ip)) {
-		if (afdo_map_add(&c->g.addrs, ip, 0, 1))
+	ip_mapped = reloc(c, pid, time, s->ip, &ip);
+	r = pc_grow(c->recs, &c->cap_recs, s->nr ? s->nr - 1 : 0, sizeof(*r), 256);
+	if (!r)
+		goto oom;
+	c->recs = r;
+	while (c->cap_recs < s->nr) {
+		r = pc_grow(c->recs, &c->cap_recs, c->cap_recs, sizeof(*r), 256);
+		if (!r)
 			goto oom;
-	} else {
-		st->samples_other++;
-	}
-	if (!s->nr) {
-		st->empty_stacks++;
-		return 0;
-	}
-	st->records += s->nr;
-	if (c->window_weight && !branch_event(s->attr)) {
-		w = window_weight(s);
-		st->weighted++;
+		c->recs = r;
 	}
 	for (i = 0; i < s->nr; i++) {
-		uint64_t from = 0, to = 0;
-		bool fm, tm, fok, tok;
-
-		/*
-		 * A not-taken conditional branch transfers nothing: no edge,
-		 * and the range from the next older record's target runs on
-		 * through it to the younger record's source.
-		 */
-		if (pc_br_not_taken(&s->br[i])) {
-			st->branches_not_taken++;
+		r[i].not_taken = pc_br_not_taken(&s->br[i]);
+		if (r[i].not_taken)
 			continue;
-		}
-		fm = reloc(c, pid, time, s->br[i].from, &from);
-		tm = reloc(c, pid, time, s->br[i].to, &to);
-		fok = fm && pc_dso_text_at(b, from);
-		tok = tm && pc_dso_text_at(b, to);
-
-		st->branches++;
-		if (fok && tok) {
-			if (afdo_map_add(&c->g.branches, from, to, w))
-				goto oom;
-		} else {
-			st->branches_outside++;
-		}
-		if (have_prev) {
-			/* this (older) record's target runs to the younger's source */
-			st->ranges++;
-			if (tok && prev_ok) {
-				if (to > prev_from)
-					st->ranges_bad_order++;
-				else if (pc_dso_text_at(b, to) != pc_dso_text_at(b, prev_from))
-					st->ranges_outside++;
-				else if ((to | prev_from) & 1)
-					st->ranges_misaligned++;
-				else if (afdo_map_add(&c->g.ranges, to, prev_from, w))
-					goto oom;
-			} else if (tm || prev_mapped) {
-				/* one end in the binary, the other not */
-				st->ranges_outside++;
-			}
-		}
-		prev_from = from;
-		prev_ok = fok;
-		prev_mapped = fm;
-		have_prev = true;
+		r[i].from_mapped = reloc(c, pid, time, s->br[i].from, &r[i].from);
+		r[i].to_mapped = reloc(c, pid, time, s->br[i].to, &r[i].to);
 	}
+	if (s->nr && c->window_weight && !branch_event(s->attr)) {
+		w = window_weight(s);
+		c->counts.st.weighted++;
+	}
+	if (afdo_counts_sample(&c->counts, c->bin, ip_mapped, ip, r, s->nr, w))
+		goto oom;
+	if (c->progress && !(c->counts.st.samples & 0xffff))
+		progress(c, s);
 	return 0;
 oom:
 	c->oom = 1;
@@ -419,54 +378,6 @@ out:
 	return rc;
 }
 
-/*
- * A fall-through range never leaves its function: drop the unique ranges
- * whose ends lie in different function symbols. Done once on the unique
- * ranges, not per record.
- */
-static int drop_cross_function(struct afdo_agg *g, struct pc_dso *b)
-{
-	struct afdo_map m;
-	size_t i;
-
-	if (!b->nr_syms)
-		return 0;
-	if (afdo_map_init(&m, (g->ranges.used + 1) * 2))
-		return -1;
-	for (i = 0; i <= g->ranges.mask; i++) {
-		const struct afdo_cnt *r = &g->ranges.t[i];
-		const struct pc_sym *f1, *f2;
-		uint64_t e1 = 0, e2 = 0;
-		bool k1, k2;
-
-		if (!r->n)
-			continue;
-		f1 = pc_dso_sym(b, r->a);
-		f2 = pc_dso_sym(b, r->b);
-		k1 = f1 != NULL;
-		k2 = f2 != NULL;
-		if (k1)
-			e1 = f1->start;
-		if (k2)
-			e2 = f2->start;
-		/*
-		 * Both ends in functions the symbol table knows, different ones;
-		 * or one end in one and the other outside it. Where it knows
-		 * neither end (a stripped binary's .dynsym), nothing is known.
-		 */
-		if (k1 != k2 || (k1 && e1 != e2)) {
-			g->st.ranges_cross_func++;
-			continue;
-		}
-		if (afdo_map_add(&m, r->a, r->b, r->n)) {
-			afdo_map_free(&m);
-			return -1;
-		}
-	}
-	afdo_map_free(&g->ranges);
-	g->ranges = m;
-	return 0;
-}
 
 /*
  * The profiled binary: an ELF with executable code. Its DWARF and symbols
@@ -512,32 +423,26 @@ static struct pc_dso *open_binary(const char *path, const char *debug)
 	return d;
 }
 
-static const struct pc_usage usage = {
-	.cmd = "aggregate",
-	.synopsis = "--binary B [options]",
-	.about =
-"  Turns branch stacks of B into an AutoFDO profile. Formats:\n"
-"    autofdo-text  create_gcov --profiler=text input (default; stdout)\n"
-"    llvm-unsym    llvm-profgen --unsymbolized-profile input (stdout)\n"
-"    llvm-text     LLVM sample profile text, clang -fprofile-sample-use (stdout)\n"
-"    gcov          GCC >= 12 -fauto-profile file (default -o fbdata.afdo)\n"
-"    lines         'file:line count' of each source line (to compare with gcov)\n"
+/* The usage's text around the formats of afdo_formats[]. */
+static const char *about_text(void)
+{
+	static char text[2048];
+	const struct afdo_format *f;
+	size_t n;
+
+	n = snprintf(text, sizeof(text),
+		     "  Turns branch stacks of B into an AutoFDO profile. Formats:\n");
+	for (f = afdo_formats; f->name && n < sizeof(text); f++)
+		n += snprintf(text + n, sizeof(text) - n, "    %-13s %s\n",
+			      f->name, f->help);
+	if (n < sizeof(text))
+		snprintf(text + n, sizeof(text) - n,
 "  Several -i recordings are merged into one profile. The profile appears\n"
 "  whole or not at all. -v: counts of what was used\n"
 "  and what was dropped; --symfs DIR: look for B under DIR when it is not\n"
-"  found as given.\n",
-};
-
-static const struct {
-	const char *name;
-	enum afdo_format fmt;
-} formats[] = {
-	{ "autofdo-text", AFDO_FMT_AUTOFDO_TEXT },
-	{ "llvm-unsym", AFDO_FMT_LLVM_UNSYM },
-	{ "llvm-text", AFDO_FMT_LLVM_TEXT },
-	{ "gcov", AFDO_FMT_GCOV },
-	{ "lines", AFDO_FMT_LINES },
-};
+"  found as given.\n");
+	return text;
+}
 
 #define MAX_INPUTS 256
 
@@ -589,9 +494,8 @@ static unsigned long rss_anon_kb(void)
 
 static void print_stats(const struct agg_ctx *c)
 {
-	const struct afdo_stats *st = &c->g.st;
-	size_t tables = (c->g.ranges.mask + c->g.branches.mask + c->g.addrs.mask + 3) *
-			sizeof(struct afdo_cnt);
+	const struct afdo_stats *st = &c->counts.st;
+	size_t tables = afdo_counts_bytes(&c->counts);
 	char not_taken[64] = "";
 
 	if (st->branches_not_taken)
@@ -609,14 +513,14 @@ static void print_stats(const struct agg_ctx *c)
 		(unsigned long long)st->samples, (unsigned long long)st->samples_other,
 		c->bin_base, (unsigned long long)st->empty_stacks,
 		(unsigned long long)st->records,
-		(unsigned long long)st->branches, (unsigned long long)c->g.branches.used,
+		(unsigned long long)st->branches, (unsigned long long)c->counts.branches.used,
 		(unsigned long long)st->branches_outside, not_taken,
-		(unsigned long long)st->ranges, (unsigned long long)c->g.ranges.used,
+		(unsigned long long)st->ranges, (unsigned long long)c->counts.ranges.used,
 		(unsigned long long)st->ranges_bad_order,
 		(unsigned long long)st->ranges_outside,
 		(unsigned long long)st->ranges_misaligned,
 		(unsigned long long)st->ranges_cross_func,
-		(unsigned long long)c->g.addrs.used,
+		(unsigned long long)c->counts.addrs.used,
 		(unsigned long long)c->mmaps, (unsigned long long)c->maps_bin,
 		(unsigned long long)c->procs, (unsigned long long)c->forks,
 		(unsigned long long)c->execs,
@@ -633,16 +537,22 @@ int cmd_aggregate(int argc, char **argv)
 	unsigned long gcc_version = 0;
 	bool window = false;
 	unsigned int n;
-	char path[4096], err[512];
+	char path[4096];
+	const struct pc_usage usage = {
+		.cmd = "aggregate",
+		.synopsis = "--binary B [options]",
+		.about = about_text(),
+	};
+	const struct afdo_format *fmt;
+	struct afdo_notes notes;
+	struct afdo_input ain;
 	struct pc_dso *bin;
 	struct agg_ctx c;
 	struct pc_handlers h;
 	struct pc_error perr;
-	enum afdo_format fmt = AFDO_FMT_AUTOFDO_TEXT;
 	struct stat sb;
 	char *tmp = NULL;
 	FILE *out;
-	size_t i;
 	int rc;
 	const struct pc_option opts[] = {
 		PC_CALLBACK('i', "input", &inputs, "FILE",
@@ -676,23 +586,22 @@ int cmd_aggregate(int argc, char **argv)
 	argc = pc_parse_options(argc, argv, opts, &usage, 0);
 	if (argc < 0)
 		return pc_parse_exit(argc);
-	afdo_verbose = pc_verbose;
-	afdo_gcc_version = (int)gcc_version;
 	symfs = pc_symfs;
 	if (!inputs.nr)
 		inputs.file[inputs.nr++] = "perf.data";
 	input = inputs.file[0];
 	if (!binary)
 		return pc_usage_error(opts, &usage, "--binary is required");
-	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (!strcmp(fmt_name, formats[i].name))
-			break;
-	if (i == sizeof(formats) / sizeof(formats[0])) {
-		fprintf(stderr, "perf-ctr aggregate: unknown format '%s' (autofdo-text, llvm-unsym, llvm-text, gcov, lines)\n",
-			fmt_name);
+	fmt = afdo_format_find(fmt_name);
+	if (!fmt) {
+		const struct afdo_format *f;
+
+		fprintf(stderr, "perf-ctr aggregate: unknown format '%s' (", fmt_name);
+		for (f = afdo_formats; f->name; f++)
+			fprintf(stderr, "%s%s", f == afdo_formats ? "" : ", ", f->name);
+		fprintf(stderr, ")\n");
 		return 2;
 	}
-	fmt = formats[i].fmt;
 	if (strcmp(in_fmt, "perf") && strcmp(in_fmt, "brstack")) {
 		fprintf(stderr, "perf-ctr aggregate: unknown input format '%s' (perf, brstack)\n", in_fmt);
 		return 2;
@@ -710,9 +619,9 @@ int cmd_aggregate(int argc, char **argv)
 	c.bin_base = base_name(binary);
 	c.progress = isatty(2);
 	c.window_weight = window;
-	if (afdo_map_init(&c.g.ranges, 1 << 12) || afdo_map_init(&c.g.branches, 1 << 12) ||
-	    afdo_map_init(&c.g.addrs, 1 << 10)) {
+	if (afdo_counts_init(&c.counts)) {
 		fprintf(stderr, "perf-ctr aggregate: out of memory\n");
+		pc_dso_free(bin);
 		return 1;
 	}
 	memset(&h, 0, sizeof(h));
@@ -733,7 +642,7 @@ int cmd_aggregate(int argc, char **argv)
 		else
 			rc = pc_machine_read(&c.mc, input, &h, &c, &perr);
 	}
-	if (c.progress && c.g.st.samples >= 0x10000)
+	if (c.progress && c.counts.st.samples >= 0x10000)
 		fputc('\n', stderr);
 	if (c.oom) {
 		fprintf(stderr, "perf-ctr aggregate: out of memory\n");
@@ -747,12 +656,12 @@ int cmd_aggregate(int argc, char **argv)
 		rc = 1;
 		goto done;
 	}
-	if (drop_cross_function(&c.g, bin)) {
+	if (afdo_counts_finish(&c.counts, bin)) {
 		fprintf(stderr, "perf-ctr aggregate: out of memory\n");
 		rc = 1;
 		goto done;
 	}
-	if (afdo_verbose)
+	if (pc_verbose)
 		print_stats(&c);
 	if (c.lost_records || c.lost_samples || c.throttled)
 		fprintf(stderr, "perf-ctr aggregate: warning: the kernel dropped %llu records and %llu samples and throttled sampling %llu times: hot code is undercounted (record with a longer period)\n",
@@ -760,7 +669,7 @@ int cmd_aggregate(int argc, char **argv)
 			(unsigned long long)c.lost_samples,
 			(unsigned long long)c.throttled);
 	if (c.samples_filtered) {
-		bool none = !c.g.st.samples;
+		bool none = !c.counts.st.samples;
 
 		fprintf(stderr, "perf-ctr aggregate: %s: %llu samples have branch filter 0x%llx: fall-through ranges need every taken branch (perf record -b or -j any)%s\n",
 			none ? "error" : "warning",
@@ -775,42 +684,35 @@ int cmd_aggregate(int argc, char **argv)
 	if (c.build_id_mismatch)
 		fprintf(stderr, "perf-ctr aggregate: warning: %s has another build id in %s: the profile may not fit it\n",
 			binary, input);
-	if (!c.g.ranges.used && !c.g.addrs.used && !c.g.branches.used) {
+	if (afdo_counts_empty(&c.counts)) {
 		fprintf(stderr, "perf-ctr aggregate: no sample of %s in %s (%llu samples, %llu mappings of it)\n",
-			binary, input, (unsigned long long)c.g.st.samples,
+			binary, input, (unsigned long long)c.counts.st.samples,
 			(unsigned long long)c.maps_bin);
 		rc = 1;
 		goto done;
 	}
 
 	if (!output)
-		output = fmt == AFDO_FMT_GCOV ? "fbdata.afdo" : "-";
+		output = fmt->default_output;
 	out = pc_output_open(output, &tmp);
 	if (!out) {
 		fprintf(stderr, "perf-ctr aggregate: %s: %s\n", output, strerror(errno));
 		rc = 1;
 		goto done;
 	}
-	switch (fmt) {
-	case AFDO_FMT_AUTOFDO_TEXT:
-		rc = afdo_write_autofdo_text(out, &c.g, bin);
-		break;
-	case AFDO_FMT_LLVM_UNSYM:
-		rc = afdo_write_llvm_unsym(out, &c.g, bin);
-		break;
-	case AFDO_FMT_LINES:
-		err[0] = 0;
-		rc = afdo_write_lines(out, &c.g, bin, err, sizeof(err));
-		if (rc && err[0])
-			fprintf(stderr, "perf-ctr aggregate: %s\n", err);
-		break;
-	default:
-		err[0] = 0;
-		rc = afdo_write_symbolized(out, fmt, &c.g, bin, err, sizeof(err));
-		if (rc && err[0])
-			fprintf(stderr, "perf-ctr aggregate: %s\n", err);
-		break;
-	}
+	memset(&notes, 0, sizeof(notes));
+	ain.counts = &c.counts;
+	ain.bin = bin;
+	ain.gcc_version = (int)gcc_version;
+	rc = fmt->write(out, &ain, &notes);
+	if (rc && notes.err[0])
+		fprintf(stderr, "perf-ctr aggregate: %s\n", notes.err);
+	if (!rc && notes.gcc && pc_verbose)
+		fprintf(stderr, "perf-ctr aggregate: GCC %d profile: %s discriminators\n",
+			notes.gcc_version, notes.discriminators ? "with" : "without");
+	if (!rc && notes.skipped_lines && pc_verbose)
+		fprintf(stderr, "perf-ctr aggregate: %llu locations before their function's line skipped\n",
+			(unsigned long long)notes.skipped_lines);
 	if (pc_output_close(out, tmp, rc == 0)) {
 		fprintf(stderr, "perf-ctr aggregate: %s: write error: %s\n", output,
 			strerror(errno));
@@ -818,9 +720,8 @@ int cmd_aggregate(int argc, char **argv)
 	}
 	rc = rc ? 1 : 0;
 done:
-	afdo_map_free(&c.g.ranges);
-	afdo_map_free(&c.g.branches);
-	afdo_map_free(&c.g.addrs);
+	afdo_counts_free(&c.counts);
+	free(c.recs);
 	pc_machine_free(&c.mc);
 	pc_dso_free(bin);
 	return rc;

@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * perf-ctr aggregate: the AutoFDO pipeline's internal interfaces.
+ * perf-ctr aggregate: branch records of one binary to AutoFDO profiles,
+ * in three stages, each using only the ones before it:
  *
- *   map.c        hash tables of counts keyed by (a, b)
- *   raw.c        the unsymbolized formats (autofdo-text, llvm-unsym)
- *   tree.c       the tree of function instances of the symbolized ones
- *   llvm-text.c, gcov.c, lines.c: one file per symbolized format
- *   ../builtin-aggregate.c: the command: options, relocation, counting
- * The profiled binary is a DSO of util/ (dso.h), as every file is.
+ *   counts.c     records, relocated by the command, to counts of
+ *                fall-through ranges, branches and sample addresses
+ *   sweep.c      range counts to a count of every instruction
+ *   tree.c       instructions and calls to the tree of inlined function
+ *                instances (DWARF) of the symbolized formats
+ *   raw.c, llvm-text.c, gcov.c, lines.c: one writer per format
+ *   format.c     the table of formats: name, default output, writer
+ *
+ * The binary is a DSO of util/ (dso.h), as every file is. Nothing here
+ * prints or keeps global state: what a command may want to say comes
+ * back in the structures.
  */
 #ifndef PERF_CTR_AFDO_H
 #define PERF_CTR_AFDO_H
@@ -18,7 +24,7 @@
 #include <stdio.h>
 
 #include "dso.h"
-#include "dwarf-info.h"
+#include "hash.h"
 
 /* ---- counts keyed by a pair of addresses (b = 0 for single addresses) ---- */
 
@@ -36,18 +42,17 @@ int afdo_map_init(struct afdo_map *m, size_t cap);
 void afdo_map_free(struct afdo_map *m);
 int afdo_map_grow(struct afdo_map *m);
 
-static inline size_t afdo_hash(uint64_t a, uint64_t b)
+static inline size_t afdo_map_slot(const struct afdo_map *m, uint64_t a,
+				   uint64_t b)
 {
-	uint64_t h = (a ^ (b * 0xc2b2ae3d27d4eb4fULL)) * 0x9e3779b97f4a7c15ULL;
-
-	return (size_t)(h ^ (h >> 31));
+	return (size_t)(pc_hash_u64(pc_hash_u64(0, a), b) >> 20) & m->mask;
 }
 
 /* Add N to (A, B). Returns 0, or -1 when out of memory. */
 static inline int afdo_map_add(struct afdo_map *m, uint64_t a, uint64_t b,
 			       uint64_t n)
 {
-	size_t i = afdo_hash(a, b) & m->mask;
+	size_t i = afdo_map_slot(m, a, b);
 
 	for (;;) {
 		struct afdo_cnt *c = &m->t[i];
@@ -72,15 +77,10 @@ static inline int afdo_map_add(struct afdo_map *m, uint64_t a, uint64_t b,
 	return 0;
 }
 
-uint64_t afdo_map_get(const struct afdo_map *m, uint64_t a, uint64_t b);
 /* The entries sorted by (a, b); *NR gets their number. free() the result. */
 struct afdo_cnt *afdo_map_sorted(const struct afdo_map *m, size_t *nr);
 
-/* ---- the aggregate and its outputs ---- */
-
-extern int afdo_verbose;
-/* The GCC the gcov format is for (0: the one named in the binary's DWARF). */
-extern int afdo_gcc_version;
+/* ---- the counts of one binary ---- */
 
 struct afdo_stats {
 	uint64_t samples, records;
@@ -90,34 +90,75 @@ struct afdo_stats {
 	uint64_t branches, branches_outside;
 	uint64_t branches_not_taken;	/* records of no transfer, skipped */
 	uint64_t empty_stacks;
-	uint64_t unmapped_mode;		/* samples taken as link-time addresses */
 	uint64_t weighted;		/* samples weighed by their window */
 };
 
-struct afdo_agg {
+struct afdo_counts {
 	struct afdo_map ranges;		/* (begin, end): end = last instruction */
 	struct afdo_map branches;	/* (from, to) */
 	struct afdo_map addrs;		/* (ip, 0) */
 	struct afdo_stats st;
 };
 
-enum afdo_format {
-	AFDO_FMT_AUTOFDO_TEXT,
-	AFDO_FMT_LLVM_UNSYM,
-	AFDO_FMT_LLVM_TEXT,
-	AFDO_FMT_GCOV,
-	AFDO_FMT_LINES,
+/*
+ * One branch record, youngest first, its ends relocated to the binary's
+ * link-time addresses by the command: an end the binary does not map
+ * (another file, no mapping) is not MAPPED.
+ */
+struct afdo_rec {
+	uint64_t from, to;
+	bool from_mapped, to_mapped;
+	bool not_taken;			/* pc_br_not_taken(): no transfer */
 };
 
-int afdo_write_autofdo_text(FILE *f, const struct afdo_agg *g,
-			    struct pc_dso *b);
-int afdo_write_llvm_unsym(FILE *f, const struct afdo_agg *g,
-			  struct pc_dso *b);
-/* "file:line count" lines: each line's most executed instruction. */
-int afdo_write_lines(FILE *f, const struct afdo_agg *g, struct pc_dso *b,
-		     char *err, size_t errlen);
-int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
-			  const struct afdo_agg *g, struct pc_dso *b,
-			  char *err, size_t errlen);
+int afdo_counts_init(struct afdo_counts *c);
+void afdo_counts_free(struct afdo_counts *c);
+/*
+ * Count one sample of BIN: its address IP (when IP_MAPPED) and its NR
+ * records R, each record weighing W. 0, or -1 when out of memory.
+ */
+int afdo_counts_sample(struct afdo_counts *c, const struct pc_dso *bin,
+		       bool ip_mapped, uint64_t ip, const struct afdo_rec *r,
+		       size_t nr, uint64_t w);
+/*
+ * After the last sample: drop the ranges whose ends lie in two
+ * functions. 0, or -1 when out of memory.
+ */
+int afdo_counts_finish(struct afdo_counts *c, struct pc_dso *bin);
+/* Bytes the tables take. */
+size_t afdo_counts_bytes(const struct afdo_counts *c);
+/* Is there anything to write? */
+bool afdo_counts_empty(const struct afdo_counts *c);
+
+/* ---- the formats ---- */
+
+/* What a writer gets, and what it says back. */
+struct afdo_input {
+	const struct afdo_counts *counts;
+	struct pc_dso *bin;
+	int gcc_version;		/* 0: the GCC named in BIN's DWARF */
+};
+
+struct afdo_notes {
+	bool gcc;			/* a GCC profile... */
+	int gcc_version;		/* ...for this GCC (0: unknown) */
+	bool discriminators;		/* ...with discriminators */
+	uint64_t skipped_lines;		/* locations before their function's line */
+	char err[512];			/* why the writer failed */
+};
+
+struct afdo_format {
+	const char *name;
+	const char *help;
+	const char *default_output;	/* "-": standard output */
+	/* 0, or -1 with NOTES->err filled in (empty: a write error) */
+	int (*write)(FILE *f, const struct afdo_input *in,
+		     struct afdo_notes *notes);
+};
+
+extern const struct afdo_format afdo_formats[];
+
+/* The format called NAME, or NULL. */
+const struct afdo_format *afdo_format_find(const char *name);
 
 #endif

@@ -2,8 +2,9 @@
 /* perf-ctr aggregate: GCC's AutoFDO profile, gcov version 2 (-fauto-profile). */
 #include <stdlib.h>
 #include <string.h>
-#include "tree.h"
 
+#include "tree.h"
+#include "writers.h"
 
 #define GCOV_DATA_MAGIC			0x67636461u	/* "gcda" */
 #define AFDO_VERSION			2u
@@ -12,14 +13,26 @@
 #define GCOV_TAG_AFDO_MODULE_GROUPING	0xae000000u
 #define HIST_TYPE_INDIR_CALL		3u
 
+/* The file is made in memory: its section lengths come first. */
 struct buf {
 	uint8_t *p;
 	size_t n, cap;
+	bool oom;
 };
 
 static void put(struct buf *b, const void *d, size_t n)
 {
-	b->p = afdo_xgrow(b->p, &b->cap, b->n + n, 1);
+	uint8_t *p = b->p;
+
+	while (!b->oom && b->n + n > b->cap) {
+		p = pc_grow(b->p, &b->cap, b->cap, 1, 4096);
+		if (!p)
+			b->oom = true;
+		else
+			b->p = p;
+	}
+	if (b->oom)
+		return;
 	memcpy(b->p + b->n, d, n);
 	b->n += n;
 }
@@ -36,64 +49,72 @@ static void put64(struct buf *b, uint64_t v)
 	put32(b, (uint32_t)(v >> 32));
 }
 
+/* The names, each with the index of its first mention. */
 struct strtab {
 	const char **v;
 	size_t n, cap;
-	struct { const char *s; uint32_t idx; } *h;
-	size_t hmask;
+	struct pc_index ix;
+	bool oom;
 };
+
+static bool str_is(const void *ctx, size_t pos, const void *key)
+{
+	return !strcmp(((const char *const *)ctx)[pos], key);
+}
 
 static uint32_t str_index(struct strtab *st, const char *s)
 {
-	size_t i = afdo_str_hash(s) & st->hmask;
+	uint64_t h = pc_hash_str(0, s);
+	size_t i = pc_index_find(&st->ix, h, str_is, st->v, s);
+	const char **v;
 
-	while (st->h[i].s) {
-		if (!strcmp(st->h[i].s, s))
-			return st->h[i].idx;
-		i = (i + 1) & st->hmask;
+	if (i != PC_INDEX_NONE)
+		return (uint32_t)i;
+	v = pc_grow(st->v, &st->cap, st->n, sizeof(*st->v), 64);
+	if (!v || pc_index_add(&st->ix, h, st->n)) {
+		st->oom = true;
+		return 0;
 	}
-	if ((st->n + 1) * 2 > st->hmask + 1) {
-		size_t cap = (st->hmask + 1) * 2, j;
-		void *nh = calloc(cap, sizeof(*st->h));
-
-		if (!nh)
-			exit(1);
-		for (j = 0; j < st->n; j++) {
-			size_t k = afdo_str_hash(st->v[j]) & (cap - 1);
-
-			while (((typeof(st->h))nh)[k].s)
-				k = (k + 1) & (cap - 1);
-			((typeof(st->h))nh)[k].s = st->v[j];
-			((typeof(st->h))nh)[k].idx = (uint32_t)j;
-		}
-		free(st->h);
-		st->h = nh;
-		st->hmask = cap - 1;
-		return str_index(st, s);
-	}
-	st->v = afdo_xgrow(st->v, &st->cap, st->n + 1, sizeof(*st->v));
+	st->v = v;
 	st->v[st->n] = s;
-	st->h[i].s = s;
-	st->h[i].idx = (uint32_t)st->n;
 	return (uint32_t)st->n++;
 }
 
-static void gcov_names(struct strtab *st, struct inst *in)
+/*
+ * Every name, in the order GCC's string table gets them: an instance's,
+ * then the targets of its indirect calls (the last found first), then
+ * its inlined instances that ran.
+ */
+static void gcov_names(struct strtab *st, const struct afdo_inst *in)
 {
-	size_t i;
-	struct tgt *tg;
+	size_t i, j, k;
 
 	str_index(st, in->name);
-	for (i = 0; i < in->nbody; i++)
-		if (in->body[i].indirect)
-			for (tg = in->body[i].tgts; tg; tg = tg->next)
-				str_index(st, tg->name);
+	for (i = 0; i < in->nbody; i++) {
+		const struct afdo_body *bd = &in->body[i];
+		size_t below = SIZE_MAX;
+
+		if (!bd->indirect)
+			continue;
+		for (j = 0; j < bd->ntgts; j++) {
+			size_t best = 0, seq = 0;
+
+			for (k = 0; k < bd->ntgts; k++)
+				if (bd->tgts[k].seq < below && bd->tgts[k].seq >= seq) {
+					seq = bd->tgts[k].seq;
+					best = k;
+				}
+			str_index(st, bd->tgts[best].name);
+			below = seq;
+		}
+	}
 	for (i = 0; i < in->nkids; i++)
 		if (in->kids[i].in->total)
 			gcov_names(st, in->kids[i].in);
 }
 
-static void gcov_inst(struct buf *b, struct strtab *st, struct inst *in)
+static void gcov_inst(struct buf *b, struct strtab *st,
+		      const struct afdo_inst *in)
 {
 	size_t i, j, npos = 0, nkids = 0;
 
@@ -105,22 +126,17 @@ static void gcov_inst(struct buf *b, struct strtab *st, struct inst *in)
 	put32(b, (uint32_t)npos);
 	put32(b, (uint32_t)nkids);
 	for (i = 0; i < in->nbody; i++) {
-		struct body *bd = &in->body[i];
-		struct tgt **tv;
-		size_t nt = 0;
+		const struct afdo_body *bd = &in->body[i];
+		size_t nt = bd->indirect ? bd->ntgts : 0;
 
 		put32(b, bd->off << 16 | (bd->discr & 0xffff));
-		if (bd->indirect)
-			nt = afdo_sorted_tgts(bd, &tv);
 		put32(b, (uint32_t)nt);
 		put64(b, bd->n);
 		for (j = 0; j < nt; j++) {
 			put32(b, HIST_TYPE_INDIR_CALL);
-			put64(b, str_index(st, tv[j]->name));
-			put64(b, tv[j]->n);
+			put64(b, str_index(st, bd->tgts[j].name));
+			put64(b, bd->tgts[j].n);
 		}
-		if (bd->indirect)
-			free(tv);
 	}
 	for (i = 0; i < in->nkids; i++) {
 		if (!in->kids[i].in->total)
@@ -139,39 +155,45 @@ static void gcov_inst(struct buf *b, struct strtab *st, struct inst *in)
  * "cold area"); GCC 12 did not. A function whose body ran was entered at
  * least once.
  */
-static uint64_t gcov_head(const struct inst *in)
+static uint64_t gcov_head(const struct afdo_inst *in)
 {
 	return in->head || !in->total ? in->head : 1;
 }
 
-int afdo_gcov_write(FILE *f, struct inst **top, size_t ntop)
+int afdo_write_gcov(FILE *f, const struct afdo_input *in,
+		    struct afdo_notes *notes)
 {
 	struct strtab st = { 0 };
 	struct buf b = { 0 }, fn = { 0 };
+	struct afdo_tree t;
 	size_t i, lenpos;
 	uint32_t len;
-	int rc;
+	int rc = -1;
 
-	st.h = calloc(64, sizeof(*st.h));
-	if (!st.h)
+	if (afdo_tree_build(&t, AFDO_TREE_GCC, in, notes->err, sizeof(notes->err)))
 		return -1;
-	st.hmask = 63;
+	notes->gcc = true;
+	notes->gcc_version = t.gcc_version;
+	notes->discriminators = !t.nodiscr;
+	notes->skipped_lines = t.skipped_lines;
 	/*
 	 * GCC (auto-profile.cc, string_table::get_name) takes index 0 for no
 	 * name and stops with an internal error on a profile that names a
 	 * function by it: give index 0 a name no function has.
 	 */
 	str_index(&st, "");
-	for (i = 0; i < ntop; i++)
-		gcov_names(&st, top[i]);
+	for (i = 0; i < t.ntop; i++)
+		gcov_names(&st, t.top[i]);
 	/* function profiles first: their name indexes are all known now */
 	put32(&fn, GCOV_TAG_AFDO_FUNCTION);
 	put32(&fn, 0);
-	put32(&fn, (uint32_t)ntop);
-	for (i = 0; i < ntop; i++) {
-		put64(&fn, gcov_head(top[i]));
-		gcov_inst(&fn, &st, top[i]);
+	put32(&fn, (uint32_t)t.ntop);
+	for (i = 0; i < t.ntop; i++) {
+		put64(&fn, gcov_head(t.top[i]));
+		gcov_inst(&fn, &st, t.top[i]);
 	}
+	if (fn.oom || st.oom)
+		goto out;
 	len = (uint32_t)(fn.n - 8);
 	memcpy(fn.p + 4, &len, 4);
 
@@ -189,16 +211,24 @@ int afdo_gcov_write(FILE *f, struct inst **top, size_t ntop)
 		put32(&b, sl);
 		put(&b, st.v[i], sl);
 	}
+	if (b.oom)
+		goto out;
 	len = (uint32_t)(b.n - lenpos - 4);
 	memcpy(b.p + lenpos, &len, 4);
 	put(&b, fn.p, fn.n);
 	put32(&b, GCOV_TAG_AFDO_MODULE_GROUPING);
 	put32(&b, 0);
 	put32(&b, 0);
+	if (b.oom)
+		goto out;
 	rc = fwrite(b.p, 1, b.n, f) == b.n ? 0 : -1;
+out:
+	if (rc && (b.oom || fn.oom || st.oom))
+		snprintf(notes->err, sizeof(notes->err), "out of memory");
 	free(b.p);
 	free(fn.p);
 	free(st.v);
-	free(st.h);
+	pc_index_free(&st.ix);
+	afdo_tree_free(&t);
 	return rc;
 }

@@ -5,8 +5,10 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "tree.h"
 
+#include "dwarf-info.h"
+#include "writers.h"
+#include "sweep.h"
 
 struct line_cnt {
 	const char *file;	/* owned by libdw, one pointer per CU and file */
@@ -14,27 +16,32 @@ struct line_cnt {
 	uint64_t n;
 };
 
-struct lines_sweep {
-	struct sweep w;
+struct lines {
+	struct pc_dwarf *s;
 	struct line_cnt *v;
 	size_t n, cap;
 };
 
-static void line_insn(struct sweep *w, uint64_t addr, uint64_t n, unsigned int len)
+static int line_insn(void *ctx, uint64_t addr, uint64_t n, unsigned int len)
 {
-	struct lines_sweep *ls = (struct lines_sweep *)w;
+	struct lines *ls = ctx;
 	const char *files[16];
 	int lines[16], i, k;
 
 	(void)len;
 	/* every line that starts at the instruction ran as often as it */
-	k = pc_dwarf_lines(w->s, addr, files, lines, 16);
+	k = pc_dwarf_lines(ls->s, addr, files, lines, 16);
 	for (i = 0; i < k; i++) {
-		ls->v = afdo_xgrow(ls->v, &ls->cap, ls->n + 1, sizeof(*ls->v));
-		ls->v[ls->n].file = files[i];
-		ls->v[ls->n].line = lines[i];
-		ls->v[ls->n++].n = n;
+		struct line_cnt *v = pc_grow(ls->v, &ls->cap, ls->n, sizeof(*ls->v), 1024);
+
+		if (!v)
+			return -1;
+		ls->v = v;
+		v[ls->n].file = files[i];
+		v[ls->n].line = lines[i];
+		v[ls->n++].n = n;
 	}
+	return 0;
 }
 
 static int cmp_line(const void *x, const void *y)
@@ -47,21 +54,19 @@ static int cmp_line(const void *x, const void *y)
 	return p->line - q->line;
 }
 
-int afdo_write_lines(FILE *f, const struct afdo_agg *g, struct pc_dso *b,
-		     char *err, size_t errlen)
+int afdo_write_lines(FILE *f, const struct afdo_input *in,
+		     struct afdo_notes *notes)
 {
-	struct lines_sweep ls = { 0 };
+	struct lines ls = { 0 };
 	size_t i, j;
-	int rc = 0;
 
-	ls.w.insn = line_insn;
-	ls.w.s = pc_dso_dwarf(b, err, errlen);
-	if (!ls.w.s)
+	ls.s = pc_dso_dwarf(in->bin, notes->err, sizeof(notes->err));
+	if (!ls.s)
 		return -1;
-	if (afdo_sweep_ranges(&ls.w, g, b)) {
-		snprintf(err, errlen, "out of memory");
-		rc = -1;
-		goto out;
+	if (afdo_sweep(in->counts, in->bin, line_insn, &ls, NULL, NULL)) {
+		snprintf(notes->err, sizeof(notes->err), "out of memory");
+		free(ls.v);
+		return -1;
 	}
 	/* a line counts as much as its most executed instruction */
 	qsort(ls.v, ls.n, sizeof(*ls.v), cmp_line);
@@ -74,8 +79,6 @@ int afdo_write_lines(FILE *f, const struct afdo_agg *g, struct pc_dso *b,
 		fprintf(f, "%s:%d %llu\n", ls.v[i].file, ls.v[i].line,
 			(unsigned long long)max);
 	}
-out:
 	free(ls.v);
-	return rc;
+	return 0;
 }
-

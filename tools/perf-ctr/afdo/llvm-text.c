@@ -2,8 +2,9 @@
 /* perf-ctr aggregate: the LLVM sample profile text (clang -fprofile-sample-use). */
 #include <stdlib.h>
 #include <string.h>
-#include "tree.h"
 
+#include "tree.h"
+#include "writers.h"
 
 static void llvm_loc(FILE *f, int depth, uint32_t off, uint32_t discr)
 {
@@ -13,28 +14,25 @@ static void llvm_loc(FILE *f, int depth, uint32_t off, uint32_t discr)
 	fputs(": ", f);
 }
 
-static void llvm_inst(FILE *f, struct inst *in, int depth)
+static void llvm_inst(FILE *f, const struct afdo_inst *in, int depth)
 {
 	size_t i, j;
 
 	for (i = 0; i < in->nbody; i++) {
-		struct body *bd = &in->body[i];
-		struct tgt **tv;
-		size_t nt;
+		const struct afdo_body *bd = &in->body[i];
 
 		/* 0: an instruction ran 0 times, not a line nothing is known of */
 		if (!bd->n && !bd->seen)
 			continue;
 		llvm_loc(f, depth, bd->off, bd->discr);
 		fprintf(f, "%llu", (unsigned long long)bd->n);
-		nt = afdo_sorted_tgts(bd, &tv);
-		for (j = 0; j < nt; j++)
-			fprintf(f, " %s:%llu", tv[j]->name, (unsigned long long)tv[j]->n);
-		free(tv);
+		for (j = 0; j < bd->ntgts; j++)
+			fprintf(f, " %s:%llu", bd->tgts[j].name,
+				(unsigned long long)bd->tgts[j].n);
 		fputc('\n', f);
 	}
 	for (i = 0; i < in->nkids; i++) {
-		struct inst *k = in->kids[i].in;
+		const struct afdo_inst *k = in->kids[i].in;
 
 		llvm_loc(f, depth, in->kids[i].off, in->kids[i].discr);
 		fprintf(f, "%s:%llu\n", k->name, (unsigned long long)k->total);
@@ -42,14 +40,21 @@ static void llvm_inst(FILE *f, struct inst *in, int depth)
 	}
 }
 
-void afdo_llvm_text_write(FILE *f, struct inst **top, size_t ntop)
+int afdo_write_llvm_text(FILE *f, const struct afdo_input *in,
+			 struct afdo_notes *notes)
 {
+	struct afdo_tree t;
 	size_t i;
 
-	for (i = 0; i < ntop; i++) {
-		fprintf(f, "%s:%llu:%llu\n", top[i]->name,
-			(unsigned long long)top[i]->total,
-			(unsigned long long)top[i]->head);
-		llvm_inst(f, top[i], 1);
+	if (afdo_tree_build(&t, AFDO_TREE_LLVM, in, notes->err, sizeof(notes->err)))
+		return -1;
+	for (i = 0; i < t.ntop; i++) {
+		fprintf(f, "%s:%llu:%llu\n", t.top[i]->name,
+			(unsigned long long)t.top[i]->total,
+			(unsigned long long)t.top[i]->head);
+		llvm_inst(f, t.top[i], 1);
 	}
+	notes->skipped_lines = t.skipped_lines;
+	afdo_tree_free(&t);
+	return 0;
 }

@@ -6,8 +6,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "afdo.h"
 
+#include "afdo.h"
+#include "writers.h"
 
 static int write_pairs(FILE *f, const struct afdo_map *m, const char *sep,
 		       uint64_t base, const char *indent)
@@ -32,12 +33,15 @@ static int write_pairs(FILE *f, const struct afdo_map *m, const char *sep,
  * "N" then "addr:count", "N" then "from->to:count". Hex addresses are
  * relative to the p_vaddr of the binary's first PT_LOAD.
  */
-int afdo_write_autofdo_text(FILE *f, const struct afdo_agg *g,
-			    struct pc_dso *b)
+int afdo_write_autofdo_text(FILE *f, const struct afdo_input *in,
+			    struct afdo_notes *notes)
 {
+	const struct afdo_counts *g = in->counts;
+	const struct pc_dso *b = in->bin;
 	size_t n, i;
 	struct afdo_cnt *v;
 
+	snprintf(notes->err, sizeof(notes->err), "out of memory");
 	if (write_pairs(f, &g->ranges, "-", b->first_load, ""))
 		return -1;
 	v = afdo_map_sorted(&g->addrs, &n);
@@ -49,7 +53,10 @@ int afdo_write_autofdo_text(FILE *f, const struct afdo_agg *g,
 			(unsigned long long)(v[i].a - b->first_load),
 			(unsigned long long)v[i].n);
 	free(v);
-	return write_pairs(f, &g->branches, "->", b->first_load, "");
+	if (write_pairs(f, &g->branches, "->", b->first_load, ""))
+		return -1;
+	notes->err[0] = 0;
+	return 0;
 }
 
 /*
@@ -57,10 +64,15 @@ int afdo_write_autofdo_text(FILE *f, const struct afdo_agg *g,
  * section, hex offsets from the first executable segment (4K aligned),
  * no context line for a profile without call stacks.
  */
-int afdo_write_llvm_unsym(FILE *f, const struct afdo_agg *g,
-			  struct pc_dso *b)
+int afdo_write_llvm_unsym(FILE *f, const struct afdo_input *in,
+			  struct afdo_notes *notes)
 {
-	if (write_pairs(f, &g->ranges, "-", b->first_exec_page, ""))
+	uint64_t base = in->bin->first_exec_page;
+
+	snprintf(notes->err, sizeof(notes->err), "out of memory");
+	if (write_pairs(f, &in->counts->ranges, "-", base, "") ||
+	    write_pairs(f, &in->counts->branches, "->", base, ""))
 		return -1;
-	return write_pairs(f, &g->branches, "->", b->first_exec_page, "");
+	notes->err[0] = 0;
+	return 0;
 }

@@ -1,93 +1,138 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf-ctr aggregate: the tree of function instances (tree.h) built from
- * the range and branch counts and the binary's DWARF, for the LLVM text
- * and GCC gcov writers (llvm-text.c, gcov.c).
+ * perf-ctr aggregate: the tree of function instances (tree.h), built
+ * from the range and branch counts and the binary's DWARF. It calls no
+ * writer: the writers read it.
  */
 #include <stdlib.h>
 #include <string.h>
+
+#include "dwarf-info.h"
+#include "sweep.h"
 #include "tree.h"
 
-void *afdo_xgrow(void *p, size_t *cap, size_t need, size_t sz)
+static struct afdo_inst *new_inst(const char *name, int decl_line)
 {
-	if (need <= *cap)
-		return p;
-	*cap = *cap ? *cap * 2 : 8;
-	if (*cap < need)
-		*cap = need;
-	p = realloc(p, *cap * sz);
-	if (!p) {
-		fprintf(stderr, "perf-ctr aggregate: out of memory\n");
-		exit(1);
-	}
-	return p;
-}
+	struct afdo_inst *in = calloc(1, sizeof(*in));
 
-static struct inst *new_inst(const char *name, int decl_line)
-{
-	struct inst *in = calloc(1, sizeof(*in));
-
-	if (!in) {
-		fprintf(stderr, "perf-ctr aggregate: out of memory\n");
-		exit(1);
+	if (in) {
+		in->name = name;
+		in->decl_line = decl_line;
 	}
-	in->name = name;
-	in->decl_line = decl_line;
 	return in;
 }
 
-static struct inst *top_inst(struct tree *t, const char *name, int decl_line)
+static bool top_is(const void *ctx, size_t pos, const void *key)
 {
-	unsigned int h = afdo_str_hash(name) % TOP_HASH;
-	struct inst *in;
+	return !strcmp(((struct afdo_inst *const *)ctx)[pos]->name, key);
+}
 
-	for (in = t->top[h]; in; in = in->hnext)
-		if (!strcmp(in->name, name))
-			return in;
+static struct afdo_inst *top_inst(struct afdo_tree *t, const char *name,
+				  int decl_line)
+{
+	uint64_t h = pc_hash_str(0, name);
+	size_t i = pc_index_find(&t->all_ix, h, top_is, t->all, name);
+	struct afdo_inst **v, *in;
+
+	if (i != PC_INDEX_NONE)
+		return t->all[i];
+	v = pc_grow(t->all, &t->call, t->nall, sizeof(*t->all), 256);
+	if (!v)
+		return NULL;
+	t->all = v;
 	in = new_inst(name, decl_line);
-	in->hnext = t->top[h];
-	t->top[h] = in;
-	t->ntop++;
+	if (!in || pc_index_add(&t->all_ix, h, t->nall)) {
+		free(in);
+		return NULL;
+	}
+	t->all[t->nall++] = in;
 	return in;
 }
 
-static struct inst *kid_inst(struct inst *p, uint32_t off, uint32_t discr,
-			     const char *name, int decl_line)
-{
-	size_t i;
+struct loc_key {
+	uint32_t off, discr;
+	const char *name;		/* of a kid */
+};
 
-	for (i = 0; i < p->nkids; i++)
-		if (p->kids[i].off == off && p->kids[i].discr == discr &&
-		    !strcmp(p->kids[i].in->name, name))
-			return p->kids[i].in;
-	p->kids = afdo_xgrow(p->kids, &p->ckids, p->nkids + 1, sizeof(*p->kids));
-	p->kids[p->nkids].off = off;
-	p->kids[p->nkids].discr = discr;
-	p->kids[p->nkids].in = new_inst(name, decl_line);
+static uint64_t loc_hash(const struct loc_key *k)
+{
+	uint64_t h = pc_hash_u64(0, (uint64_t)k->off << 32 | k->discr);
+
+	return k->name ? pc_hash_str(h, k->name) : h;
+}
+
+static bool kid_is(const void *ctx, size_t pos, const void *key)
+{
+	const struct afdo_kid *d = &((const struct afdo_kid *)ctx)[pos];
+	const struct loc_key *k = key;
+
+	return d->off == k->off && d->discr == k->discr && !strcmp(d->in->name, k->name);
+}
+
+static struct afdo_inst *kid_inst(struct afdo_inst *p, uint32_t off,
+				  uint32_t discr, const char *name,
+				  int decl_line)
+{
+	struct loc_key k = { off, discr, name };
+	uint64_t h = loc_hash(&k);
+	size_t i = pc_index_find(&p->kid_ix, h, kid_is, p->kids, &k);
+	struct afdo_kid *v;
+
+	if (i != PC_INDEX_NONE)
+		return p->kids[i].in;
+	v = pc_grow(p->kids, &p->ckids, p->nkids, sizeof(*p->kids), 4);
+	if (!v)
+		return NULL;
+	p->kids = v;
+	v = &p->kids[p->nkids];
+	v->off = off;
+	v->discr = discr;
+	v->in = new_inst(name, decl_line);
+	if (!v->in || pc_index_add(&p->kid_ix, h, p->nkids)) {
+		free(v->in);
+		return NULL;
+	}
 	return p->kids[p->nkids++].in;
 }
 
-static struct body *body_at(struct inst *in, uint32_t off, uint32_t discr)
+static bool body_is(const void *ctx, size_t pos, const void *key)
 {
-	size_t i;
+	const struct afdo_body *b = &((const struct afdo_body *)ctx)[pos];
+	const struct loc_key *k = key;
 
-	for (i = 0; i < in->nbody; i++)
-		if (in->body[i].off == off && in->body[i].discr == discr)
-			return &in->body[i];
-	in->body = afdo_xgrow(in->body, &in->cbody, in->nbody + 1, sizeof(*in->body));
-	memset(&in->body[in->nbody], 0, sizeof(in->body[0]));
-	in->body[in->nbody].off = off;
-	in->body[in->nbody].discr = discr;
-	return &in->body[in->nbody++];
+	return b->off == k->off && b->discr == k->discr;
 }
 
-static bool line_off(struct tree *t, const struct pc_frame *f, uint32_t *off)
+static struct afdo_body *body_at(struct afdo_inst *in, uint32_t off,
+				 uint32_t discr)
+{
+	struct loc_key k = { off, discr, NULL };
+	uint64_t h = loc_hash(&k);
+	size_t i = pc_index_find(&in->body_ix, h, body_is, in->body, &k);
+	struct afdo_body *v;
+
+	if (i != PC_INDEX_NONE)
+		return &in->body[i];
+	v = pc_grow(in->body, &in->cbody, in->nbody, sizeof(*in->body), 8);
+	if (!v)
+		return NULL;
+	in->body = v;
+	if (pc_index_add(&in->body_ix, h, in->nbody))
+		return NULL;
+	v = &in->body[in->nbody++];
+	memset(v, 0, sizeof(*v));
+	v->off = off;
+	v->discr = discr;
+	return v;
+}
+
+static bool line_off(struct afdo_tree *t, const struct pc_frame *f, uint32_t *off)
 {
 	/*
 	 * LLVM keys a location by (line - function's line) & 0xffff, line 0
 	 * and lines above the function included: so do its profiles.
 	 */
-	if (t->llvm_discr) {
+	if (t->kind == AFDO_TREE_LLVM) {
 		*off = (uint32_t)(f->line - f->decl_line) & 0xffff;
 		return true;
 	}
@@ -126,136 +171,82 @@ static uint32_t llvm_dup_factor(uint32_t d)
 	return f ? f : 1;
 }
 
-static uint32_t discr_of(const struct tree *t, uint32_t d)
+static uint32_t discr_of(const struct afdo_tree *t, uint32_t d)
 {
 	if (t->nodiscr)
 		return 0;
-	return t->llvm_discr ? llvm_base_discr(d) : d;
+	return t->kind == AFDO_TREE_LLVM ? llvm_base_discr(d) : d;
 }
 
-/* The body entry of the innermost frame of F, creating instances on the way. */
-static struct body *locate(struct tree *t, const struct pc_frame *f, int nf,
-			   struct inst **leaf)
+/*
+ * The body entry of the innermost frame of F, creating instances on the
+ * way; NULL with *OOM set when out of memory, without when the location
+ * is skipped.
+ */
+static struct afdo_body *locate(struct afdo_tree *t, const struct pc_frame *f,
+				int nf, struct afdo_inst **leaf, bool *oom)
 {
-	struct inst *in = top_inst(t, f[0].name, f[0].decl_line);
+	struct afdo_inst *in = top_inst(t, f[0].name, f[0].decl_line);
+	struct afdo_body *bd;
 	uint32_t off;
 	int k;
 
-	for (k = 0; k + 1 < nf; k++) {
+	for (k = 0; in && k + 1 < nf; k++) {
 		if (!line_off(t, &f[k], &off))
 			return NULL;
 		in = kid_inst(in, off, discr_of(t, f[k].discr),
 			      f[k + 1].name, f[k + 1].decl_line);
 	}
+	if (!in) {
+		*oom = true;
+		return NULL;
+	}
 	if (!line_off(t, &f[nf - 1], &off))
 		return NULL;
 	if (leaf)
 		*leaf = in;
-	return body_at(in, off, discr_of(t, f[nf - 1].discr));
+	bd = body_at(in, off, discr_of(t, f[nf - 1].discr));
+	*oom = !bd;
+	return bd;
 }
 
-struct sweep_ev {
-	uint64_t addr;
-	int64_t d;
+struct tree_build {
+	struct afdo_tree *t;
+	struct pc_dwarf *s;
 };
 
-static int cmp_ev(const void *x, const void *y)
+/* An instruction at ADDR ran N times (0: not at all): its line's count. */
+static int add_insn(void *ctx, uint64_t addr, uint64_t n, unsigned int len)
 {
-	const struct sweep_ev *p = x, *q = y;
-
-	return p->addr < q->addr ? -1 : p->addr > q->addr;
-}
-
-
-struct tree_sweep {
-	struct sweep w;
-	struct tree *t;
-};
-
-static void add_insn(struct tree *t, struct pc_dwarf *s, uint64_t addr,
-		     uint64_t n, unsigned int len);
-
-static void tree_insn(struct sweep *w, uint64_t addr, uint64_t n, unsigned int len)
-{
-	add_insn(((struct tree_sweep *)w)->t, w->s, addr, n, len);
-}
-
-static void add_insn(struct tree *t, struct pc_dwarf *s, uint64_t addr,
-		     uint64_t n, unsigned int len)
-{
+	struct tree_build *b = ctx;
+	struct afdo_tree *t = b->t;
 	struct pc_frame f[PC_MAX_FRAMES];
-	int nf = pc_dwarf_frames(s, addr, f, PC_MAX_FRAMES);
-	struct inst *in = NULL;
-	struct body *bd;
+	int nf = pc_dwarf_frames(b->s, addr, f, PC_MAX_FRAMES);
+	struct afdo_inst *in = NULL;
+	struct afdo_body *bd;
+	bool oom = false;
 
 	if (nf <= 0)
-		return;
-	bd = locate(t, f, nf, &in);
+		return 0;
+	bd = locate(t, f, nf, &in, &oom);
 	if (!bd)
-		return;
+		return oom ? -1 : 0;
 	bd->seen = true;
 	/* LLVM's totals count bytes: llvm-profgen weighs each instruction so */
 	in->insn_sum += n * len;
-	if (t->llvm_discr)
+	if (t->kind == AFDO_TREE_LLVM)
 		n *= llvm_dup_factor(f[nf - 1].discr);
 	if (bd->n < n)
 		bd->n = n;
+	return 0;
 }
 
-/* Counts of every instruction covered by a range: a sweep over events. */
-int afdo_sweep_ranges(struct sweep *w, const struct afdo_agg *g,
-		      struct pc_dso *b)
+static int cmp_sym_start(const void *x, const void *y)
 {
-	size_t n, i, ne = 0;
-	struct afdo_cnt *v = afdo_map_sorted(&g->ranges, &n);
-	struct sweep_ev *ev;
-	int64_t active = 0;
+	const struct pc_sym *p = *(const struct pc_sym *const *)x;
+	const struct pc_sym *q = *(const struct pc_sym *const *)y;
 
-	if (!v)
-		return -1;
-	ev = malloc((2 * n + 1) * sizeof(*ev));
-	if (!ev) {
-		free(v);
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		struct pc_rv_insn in;
-		unsigned int len = pc_dso_insn(b, v[i].b, &in);
-
-		if (!len)
-			continue;
-		ev[ne].addr = v[i].a;
-		ev[ne++].d = (int64_t)v[i].n;
-		ev[ne].addr = v[i].b + len;
-		ev[ne++].d = -(int64_t)v[i].n;
-	}
-	free(v);
-	qsort(ev, ne, sizeof(*ev), cmp_ev);
-	for (i = 0; i < ne;) {
-		uint64_t a = ev[i].addr, p;
-
-		while (i < ne && ev[i].addr == a)
-			active += ev[i++].d;
-		if (active <= 0 || i == ne)
-			continue;
-		if (w->keep_spans) {
-			w->spans = afdo_xgrow(w->spans, &w->cspans, w->nspans + 1,
-					      sizeof(*w->spans));
-			w->spans[w->nspans].lo = a;
-			w->spans[w->nspans++].hi = ev[i].addr;
-		}
-		for (p = a; p < ev[i].addr;) {
-			struct pc_rv_insn in;
-			unsigned int len = pc_dso_insn(b, p, &in);
-
-			if (!len)
-				break;
-			w->insn(w, p, (uint64_t)active, len);
-			p += len;
-		}
-	}
-	free(ev);
-	return 0;
+	return p->start < q->start ? -1 : p->start > q->start;
 }
 
 /*
@@ -264,114 +255,132 @@ int afdo_sweep_ranges(struct sweep *w, const struct afdo_agg *g,
  * that did not run, and an absent line for code it knows nothing of, so
  * llvm-profgen and create_gcov fill the functions they saw so.
  */
-static int zero_fill(struct tree *t, struct pc_dwarf *s,
-		     const struct afdo_agg *g, struct pc_dso *b,
-		     const struct sweep *w)
+static int zero_fill(struct tree_build *b, const struct afdo_counts *c,
+		     struct pc_dso *bin, const struct afdo_span *spans,
+		     size_t nspans)
 {
-	const struct pc_sym **seen = NULL;
-	size_t nseen = 0, cap = 0, i, j;
+	const struct pc_sym **fs = malloc((c->ranges.used + 1) * sizeof(*fs));
+	size_t nf = 0, i;
+	int rc = 0;
 
-	for (i = 0; i <= g->ranges.mask; i++) {
-		const struct pc_sym *fs;
+	if (!fs)
+		return -1;
+	for (i = 0; i <= c->ranges.mask; i++) {
+		const struct pc_sym *f;
+
+		if (!c->ranges.t[i].n)
+			continue;
+		f = pc_dso_sym(bin, c->ranges.t[i].a);
+		if (f && f->end > f->start + 1)
+			fs[nf++] = f;
+	}
+	qsort(fs, nf, sizeof(*fs), cmp_sym_start);
+	for (i = 0; i < nf && !rc; i++) {
 		uint64_t p;
 
-		if (!g->ranges.t[i].n)
+		if (i && fs[i] == fs[i - 1])
 			continue;
-		fs = pc_dso_sym(b, g->ranges.t[i].a);
-		if (!fs || fs->end <= fs->start + 1)
-			continue;
-		for (j = 0; j < nseen && seen[j] != fs; j++)
-			;
-		if (j < nseen)
-			continue;
-		seen = afdo_xgrow(seen, &cap, nseen + 1, sizeof(*seen));
-		seen[nseen++] = fs;
-		for (p = fs->start; p < fs->end;) {
+		for (p = fs[i]->start; p < fs[i]->end && !rc;) {
+			/* the sweep counted what a range covers: skip it */
+			uint64_t end = afdo_span_end(spans, nspans, p);
 			struct pc_rv_insn in;
 			unsigned int len;
-			size_t lo = 0, hi = w->nspans;
 
-			/* the sweep counted what a range covers: skip it */
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-
-				if (w->spans[mid].hi <= p)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			if (lo < w->nspans && w->spans[lo].lo <= p) {
-				p = w->spans[lo].hi;
+			if (end) {
+				p = end;
 				continue;
 			}
-			len = pc_dso_insn(b, p, &in);
+			len = pc_dso_insn(bin, p, &in);
 			if (!len)
 				break;
-			add_insn(t, s, p, 0, len);
+			rc = add_insn(b, p, 0, len);
 			p += len;
 		}
 	}
-	free(seen);
-	return 0;
+	free(fs);
+	return rc;
+}
+
+static struct afdo_tgt *tgt_of(struct afdo_tree *t, struct afdo_body *bd,
+			       const char *name)
+{
+	struct afdo_tgt *v;
+	size_t i;
+
+	/* a call site has a few targets at the most */
+	for (i = 0; i < bd->ntgts; i++)
+		if (!strcmp(bd->tgts[i].name, name))
+			return &bd->tgts[i];
+	v = pc_grow(bd->tgts, &bd->ctgts, bd->ntgts, sizeof(*bd->tgts), 2);
+	if (!v)
+		return NULL;
+	bd->tgts = v;
+	v = &bd->tgts[bd->ntgts++];
+	v->name = name;
+	v->n = 0;
+	v->seq = t->ntgts++;
+	return v;
 }
 
 /* Call targets at the calls' locations, head counts at the callees. */
-static int add_calls(struct tree *t, struct pc_dwarf *s,
-		     const struct afdo_agg *g, struct pc_dso *b)
+static int add_calls(struct tree_build *b, const struct afdo_counts *c,
+		     struct pc_dso *bin)
 {
+	struct afdo_tree *t = b->t;
 	size_t n, i;
-	struct afdo_cnt *v = afdo_map_sorted(&g->branches, &n);
+	struct afdo_cnt *v = afdo_map_sorted(&c->branches, &n);
+	int rc = 0;
 
 	if (!v)
 		return -1;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !rc; i++) {
 		struct pc_frame f[PC_MAX_FRAMES], callee[PC_MAX_FRAMES];
+		struct afdo_inst *top;
 		const struct pc_sym *fs;
 		struct pc_rv_insn call;
 		const char *cname;
-		struct body *bd;
-		struct tgt *tg;
+		struct afdo_body *bd;
+		struct afdo_tgt *tg;
+		bool oom = false;
 		int nf, nc;
 
-		if (!pc_dso_insn(b, v[i].a, &call) || !pc_rv_is_call(call.kind))
+		if (!pc_dso_insn(bin, v[i].a, &call) || !pc_rv_is_call(call.kind))
 			continue;
 		/* a call lands on a function's first byte (PLT stubs have none) */
-		fs = pc_dso_sym(b, v[i].b);
+		fs = pc_dso_sym(bin, v[i].b);
 		if (!fs || fs->start != v[i].b)
 			continue;
 		cname = fs->name;
-		nc = pc_dwarf_frames(s, v[i].b, callee, PC_MAX_FRAMES);
+		nc = pc_dwarf_frames(b->s, v[i].b, callee, PC_MAX_FRAMES);
 		if (nc > 0) {
 			cname = callee[0].name;
-			top_inst(t, cname, callee[0].decl_line)->head += v[i].n;
-		} else if (t->llvm_discr) {
+			top = top_inst(t, cname, callee[0].decl_line);
+			if (!top) {
+				rc = -1;
+				break;
+			}
+			top->head += v[i].n;
+		} else if (t->kind == AFDO_TREE_LLVM) {
 			/* llvm-profgen knows functions by their DWARF only */
 			continue;
 		}
-		nf = pc_dwarf_frames(s, v[i].a, f, PC_MAX_FRAMES);
+		nf = pc_dwarf_frames(b->s, v[i].a, f, PC_MAX_FRAMES);
 		if (nf <= 0)
 			continue;
-		bd = locate(t, f, nf, NULL);
-		if (!bd)
+		bd = locate(t, f, nf, NULL, &oom);
+		if (!bd) {
+			rc = oom ? -1 : 0;
 			continue;
-		bd->indirect |= call.kind != PC_RV_CALL;
-		for (tg = bd->tgts; tg; tg = tg->next)
-			if (!strcmp(tg->name, cname))
-				break;
-		if (!tg) {
-			tg = calloc(1, sizeof(*tg));
-			if (!tg) {
-				free(v);
-				return -1;
-			}
-			tg->name = cname;
-			tg->next = bd->tgts;
-			bd->tgts = tg;
 		}
-		tg->n += v[i].n;
+		bd->indirect |= call.kind != PC_RV_CALL;
+		tg = tgt_of(t, bd, cname);
+		if (!tg)
+			rc = -1;
+		else
+			tg->n += v[i].n;
 	}
 	free(v);
-	return 0;
+	return rc;
 }
 
 /*
@@ -379,21 +388,20 @@ static int add_calls(struct tree *t, struct pc_dwarf *s,
  * what llvm-profgen computes: count times size of each of its
  * instructions, plus the totals of the instances inlined into it.
  */
-static uint64_t compute_total(struct inst *in, bool llvm, bool top)
+static uint64_t compute_total(struct afdo_inst *in, bool llvm, bool top)
 {
-	size_t i;
+	size_t i, j;
 	uint64_t sum = 0;
 
 	for (i = 0; i < in->nbody; i++) {
 		uint64_t ts = 0;
-		struct tgt *tg;
 
 		/*
 		 * A call site counts at least as often as its calls; llvm-profgen
 		 * makes it so in top-level functions only.
 		 */
-		for (tg = in->body[i].tgts; tg; tg = tg->next)
-			ts += tg->n;
+		for (j = 0; j < in->body[i].ntgts; j++)
+			ts += in->body[i].tgts[j].n;
 		if (in->body[i].n < ts && (top || !llvm))
 			in->body[i].n = ts;
 		sum += in->body[i].n;
@@ -408,7 +416,7 @@ static uint64_t compute_total(struct inst *in, bool llvm, bool top)
 
 static int cmp_body(const void *x, const void *y)
 {
-	const struct body *p = x, *q = y;
+	const struct afdo_body *p = x, *q = y;
 
 	if (p->off != q->off)
 		return p->off < q->off ? -1 : 1;
@@ -417,7 +425,7 @@ static int cmp_body(const void *x, const void *y)
 
 static int cmp_kid(const void *x, const void *y)
 {
-	const struct kid *p = x, *q = y;
+	const struct afdo_kid *p = x, *q = y;
 
 	if (p->off != q->off)
 		return p->off < q->off ? -1 : 1;
@@ -426,152 +434,113 @@ static int cmp_kid(const void *x, const void *y)
 	return strcmp(p->in->name, q->in->name);
 }
 
+/* Most frequent first; names are unique in a call site. */
 static int cmp_tgt(const void *x, const void *y)
 {
-	const struct tgt *p = *(struct tgt * const *)x, *q = *(struct tgt * const *)y;
+	const struct afdo_tgt *p = x, *q = y;
 
 	if (p->n != q->n)
 		return p->n > q->n ? -1 : 1;
 	return strcmp(p->name, q->name);
 }
 
-/* Targets sorted by count, most frequent first; returns their number. */
-size_t afdo_sorted_tgts(struct body *bd, struct tgt ***out)
-{
-	size_t n = 0, i = 0;
-	struct tgt *tg;
-	struct tgt **v;
-
-	for (tg = bd->tgts; tg; tg = tg->next)
-		n++;
-	v = malloc((n + 1) * sizeof(*v));
-	if (!v)
-		exit(1);
-	for (tg = bd->tgts; tg; tg = tg->next)
-		v[i++] = tg;
-	qsort(v, n, sizeof(*v), cmp_tgt);
-	*out = v;
-	return n;
-}
-
-static void sort_inst(struct inst *in)
+/* Sorted as written; the indexes are not needed any more. */
+static void sort_inst(struct afdo_inst *in)
 {
 	size_t i;
 
-	if (in->nbody)
-		qsort(in->body, in->nbody, sizeof(*in->body), cmp_body);
-	if (in->nkids)
-		qsort(in->kids, in->nkids, sizeof(*in->kids), cmp_kid);
+	for (i = 0; i < in->nbody; i++)
+		qsort(in->body[i].tgts, in->body[i].ntgts, sizeof(*in->body[i].tgts),
+		      cmp_tgt);
+	qsort(in->body, in->nbody, sizeof(*in->body), cmp_body);
+	qsort(in->kids, in->nkids, sizeof(*in->kids), cmp_kid);
+	pc_index_free(&in->body_ix);
+	pc_index_free(&in->kid_ix);
 	for (i = 0; i < in->nkids; i++)
 		sort_inst(in->kids[i].in);
 }
 
 static int cmp_top(const void *x, const void *y)
 {
-	const struct inst *p = *(struct inst * const *)x, *q = *(struct inst * const *)y;
+	const struct afdo_inst *p = *(struct afdo_inst * const *)x;
+	const struct afdo_inst *q = *(struct afdo_inst * const *)y;
 
 	if (p->total != q->total)
 		return p->total > q->total ? -1 : 1;
 	return strcmp(p->name, q->name);
 }
 
-static void free_inst(struct inst *in)
+static void free_inst(struct afdo_inst *in)
 {
 	size_t i;
 
 	for (i = 0; i < in->nbody; i++)
-		while (in->body[i].tgts) {
-			struct tgt *tg = in->body[i].tgts;
-
-			in->body[i].tgts = tg->next;
-			free(tg);
-		}
+		free(in->body[i].tgts);
 	for (i = 0; i < in->nkids; i++)
 		free_inst(in->kids[i].in);
+	pc_index_free(&in->body_ix);
+	pc_index_free(&in->kid_ix);
 	free(in->body);
 	free(in->kids);
 	free(in);
 }
 
-int afdo_write_symbolized(FILE *f, enum afdo_format fmt,
-			  const struct afdo_agg *g, struct pc_dso *b,
-			  char *err, size_t errlen)
+int afdo_tree_build(struct afdo_tree *t, enum afdo_tree_kind kind,
+		    const struct afdo_input *in, char *err, size_t errlen)
 {
-	struct tree *t = calloc(1, sizeof(*t));
-	struct tree_sweep ts;
-	struct pc_dwarf *s;
-	struct inst **top;
-	size_t i, n = 0;
-	int rc = 0;
+	struct tree_build b = { .t = t };
+	struct afdo_span *spans = NULL;
+	size_t nspans = 0, i;
 
-	if (!t) {
-		snprintf(err, errlen, "out of memory");
+	memset(t, 0, sizeof(*t));
+	t->kind = kind;
+	b.s = pc_dso_dwarf(in->bin, err, errlen);
+	if (!b.s)
 		return -1;
-	}
-	s = pc_dso_dwarf(b, err, errlen);
-	if (!s) {
-		free(t);
-		return -1;
-	}
 	/*
 	 * GCC 12 and older key counts by line offset only; GCC 13 and newer
 	 * by offset and discriminator: write them for the GCC that built
-	 * the binary (--gcc-version overrides).
+	 * the binary (or the one asked for).
 	 */
-	if (fmt == AFDO_FMT_GCOV) {
-		int gcc = afdo_gcc_version ? afdo_gcc_version : pc_dwarf_gcc_major(s);
+	if (kind == AFDO_TREE_GCC) {
+		t->gcc_version = in->gcc_version ? in->gcc_version :
+			       pc_dwarf_gcc_major(b.s);
+		t->nodiscr = t->gcc_version < 13;
+	}
+	if (afdo_sweep(in->counts, in->bin, add_insn, &b, &spans, &nspans) ||
+	    add_calls(&b, in->counts, in->bin) ||
+	    zero_fill(&b, in->counts, in->bin, spans, nspans))
+		goto oom;
+	free(spans);
+	spans = NULL;
+	t->top = malloc((t->nall + 1) * sizeof(*t->top));
+	if (!t->top)
+		goto oom;
+	for (i = 0; i < t->nall; i++) {
+		struct afdo_inst *top = t->all[i];
 
-		t->nodiscr = gcc < 13;
-		if (afdo_verbose)
-			fprintf(stderr, "perf-ctr aggregate: GCC %d profile: %s discriminators\n",
-				gcc, t->nodiscr ? "without" : "with");
+		compute_total(top, kind == AFDO_TREE_LLVM, true);
+		sort_inst(top);
+		if (top->total || top->head)
+			t->top[t->ntop++] = top;
 	}
-	t->llvm_discr = fmt == AFDO_FMT_LLVM_TEXT;
-	memset(&ts, 0, sizeof(ts));
-	ts.w.insn = tree_insn;
-	ts.w.s = s;
-	ts.w.keep_spans = true;
-	ts.t = t;
-	if (afdo_sweep_ranges(&ts.w, g, b) || add_calls(t, s, g, b) ||
-	    zero_fill(t, s, g, b, &ts.w)) {
-		snprintf(err, errlen, "out of memory");
-		rc = -1;
-		goto out;
-	}
-	top = malloc((t->ntop + 1) * sizeof(*top));
-	if (!top) {
-		rc = -1;
-		goto out;
-	}
-	for (i = 0; i < TOP_HASH; i++) {
-		struct inst *in;
+	qsort(t->top, t->ntop, sizeof(*t->top), cmp_top);
+	return 0;
+oom:
+	free(spans);
+	afdo_tree_free(t);
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
 
-		for (in = t->top[i]; in; in = in->hnext) {
-			compute_total(in, fmt == AFDO_FMT_LLVM_TEXT, true);
-			sort_inst(in);
-			if (in->total || in->head)
-				top[n++] = in;
-		}
-	}
-	qsort(top, n, sizeof(*top), cmp_top);
-	if (fmt == AFDO_FMT_LLVM_TEXT) {
-		afdo_llvm_text_write(f, top, n);
-	} else {
-		rc = afdo_gcov_write(f, top, n);
-	}
-	free(top);
-	if (t->skipped_lines && afdo_verbose)
-		fprintf(stderr, "perf-ctr aggregate: %llu locations before their function's line skipped\n",
-			(unsigned long long)t->skipped_lines);
-out:
-	for (i = 0; i < TOP_HASH; i++)
-		while (t->top[i]) {
-			struct inst *in = t->top[i];
+void afdo_tree_free(struct afdo_tree *t)
+{
+	size_t i;
 
-			t->top[i] = in->hnext;
-			free_inst(in);
-		}
-	free(ts.w.spans);
-	free(t);
-	return rc;
+	for (i = 0; i < t->nall; i++)
+		free_inst(t->all[i]);
+	free(t->all);
+	free(t->top);
+	pc_index_free(&t->all_ix);
+	memset(t, 0, sizeof(*t));
 }

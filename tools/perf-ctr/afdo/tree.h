@@ -1,91 +1,79 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * perf-ctr aggregate: the tree of function instances the symbolized
- * formats are written from (tree.c), shared by their writers.
+ * perf-ctr aggregate: the tree of function instances (tree.c) the
+ * symbolized writers (llvm-text.c, gcov.c) write out.
  *
- *   range counts -> count of every instruction (a sweep over the text)
- *   instruction  -> inline stack (libdw) -> body count of a line offset
+ *   range counts -> count of every instruction (sweep.c)
+ *   instruction  -> inline stack (DWARF) -> body count of a line offset
  *                   in the innermost instance (max over its instructions)
  *   call branch  -> call target count at the call's location, and the
  *                   head count of the callee entered at its first byte
+ *
+ * Once built, everything in it is sorted as the writers write it.
  */
 #ifndef PERF_CTR_AFDO_TREE_H
 #define PERF_CTR_AFDO_TREE_H
 
 #include "afdo.h"
 
-struct tgt {
+struct afdo_tgt {
 	const char *name;
 	uint64_t n;
-	struct tgt *next;
+	size_t seq;			/* in the order the calls were found */
 };
 
-struct body {
+struct afdo_body {
 	uint32_t off, discr;
 	uint64_t n;
 	bool indirect;
 	bool seen;			/* an instruction of it was swept (count 0 too) */
-	struct tgt *tgts;
+	struct afdo_tgt *tgts;		/* by count, most frequent first */
+	size_t ntgts, ctgts;
 };
 
-struct inst;
-struct kid {
+struct afdo_inst;
+struct afdo_kid {
 	uint32_t off, discr;
-	struct inst *in;
+	struct afdo_inst *in;
 };
 
-struct inst {
+struct afdo_inst {
 	const char *name;
 	int decl_line;
 	uint64_t head, total;
 	uint64_t insn_sum;		/* count x size of its own instructions */
-	struct body *body;
+	struct afdo_body *body;		/* by (off, discr) */
 	size_t nbody, cbody;
-	struct kid *kids;
+	struct pc_index body_ix;
+	struct afdo_kid *kids;		/* by (off, discr, name) */
 	size_t nkids, ckids;
-	struct inst *hnext;		/* top-level hash chain */
+	struct pc_index kid_ix;
 };
 
-#define TOP_HASH 4096
+enum afdo_tree_kind {
+	AFDO_TREE_LLVM,		/* llvm-profgen's numbers, base discriminators */
+	AFDO_TREE_GCC,		/* GCC's, discriminators from GCC 13 on */
+};
 
-struct tree {
-	struct inst *top[TOP_HASH];
-	size_t ntop;
+struct afdo_tree {
+	enum afdo_tree_kind kind;
 	bool nodiscr;			/* GCC 12: no discriminators */
-	bool llvm_discr;		/* LLVM: base discriminators */
+	int gcc_version;		/* GCC: the one the profile is for */
+	struct afdo_inst **top;		/* with counts, by total, then name */
+	size_t ntop;
+	struct afdo_inst **all;		/* every top-level instance */
+	size_t nall, call;
+	struct pc_index all_ix;
 	uint64_t skipped_lines;		/* before the function's line, or 0 */
+	size_t ntgts;			/* call targets found so far */
 };
 
-/* A walk over every instruction the ranges cover, with its count. */
-struct sweep {
-	void (*insn)(struct sweep *w, uint64_t addr, uint64_t n, unsigned int len);
-	struct pc_dwarf *s;
-	/* the covered spans [lo, hi), in address order, if wanted */
-	bool keep_spans;
-	struct { uint64_t lo, hi; } *spans;
-	size_t nspans, cspans;
-};
-
-/* FNV-1a of a name, for the hash tables of names. */
-static inline unsigned int afdo_str_hash(const char *s)
-{
-	unsigned int h = 2166136261u;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
-}
-
-/* Grow an array to hold NEED elements of SZ bytes (exits when out of memory). */
-void *afdo_xgrow(void *p, size_t *cap, size_t need, size_t sz);
-/* Call W->insn for every instruction of B the ranges of G cover. */
-int afdo_sweep_ranges(struct sweep *w, const struct afdo_agg *g,
-		      struct pc_dso *b);
-/* BD's call targets by count, in a new array (*OUT); their number. */
-size_t afdo_sorted_tgts(struct body *bd, struct tgt ***out);
-
-/* The writers of the tree's top-level instances, sorted by total. */
-void afdo_llvm_text_write(FILE *f, struct inst **top, size_t ntop);
-int afdo_gcov_write(FILE *f, struct inst **top, size_t ntop);
+/*
+ * Build the tree of IN's counts for KIND (a GCC one for IN->gcc_version,
+ * else the GCC in the DWARF). 0, or -1 with ERR filled in.
+ */
+int afdo_tree_build(struct afdo_tree *t, enum afdo_tree_kind kind,
+		    const struct afdo_input *in, char *err, size_t errlen);
+void afdo_tree_free(struct afdo_tree *t);
 
 #endif

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0
+/* perf-ctr aggregate: the one table of formats. */
+#include <string.h>
+
+#include "writers.h"
+
+const struct afdo_format afdo_formats[] = {
+	{ "autofdo-text", "create_gcov --profiler=text input (default; stdout)",
+	  "-", afdo_write_autofdo_text },
+	{ "llvm-unsym", "llvm-profgen --unsymbolized-profile input (stdout)",
+	  "-", afdo_write_llvm_unsym },
+	{ "llvm-text", "LLVM sample profile text, clang -fprofile-sample-use (stdout)",
+	  "-", afdo_write_llvm_text },
+	{ "gcov", "GCC >= 12 -fauto-profile file (default -o fbdata.afdo)",
+	  "fbdata.afdo", afdo_write_gcov },
+	{ "lines", "'file:line count' of each source line (to compare with gcov)",
+	  "-", afdo_write_lines },
+	{ NULL, NULL, NULL, NULL },
+};
+
+const struct afdo_format *afdo_format_find(const char *name)
+{
+	const struct afdo_format *f;
+
+	for (f = afdo_formats; f->name; f++)
+		if (!strcmp(f->name, name))
+			return f;
+	return NULL;
+}

@@ -41,6 +41,7 @@ struct agg_ctx {
 	const char *bin_base;	/* file name part of --binary */
 	struct pc_machine mc;
 	int mode;
+	bool decided;		/* the mode of this recording */
 	uint64_t maps_bin;
 	uint64_t mmaps, procs, forks, execs;	/* of every input */
 	bool build_id_mismatch;
@@ -49,6 +50,7 @@ struct agg_ctx {
 	time_t last_progress;
 	/* what the kernel dropped, and samples whose filter gives no ranges */
 	uint64_t lost_records, lost_samples, throttled;
+	uint64_t lost_before[3];	/* of the recordings before this one */
 	uint64_t samples_filtered;
 	bool window_weight;	/* weigh records by 1 / window length */
 	uint64_t filter_seen;	/* branch_sample_type of one such event */
@@ -81,32 +83,39 @@ static int classify(struct agg_ctx *c, const struct pc_dso *d)
 	return same_name ? DSO_BINARY : DSO_OTHER;
 }
 
-/* Once the side-band is in: which files are the binary, and the mode. */
+/*
+ * At the first sample: only a recording without any mapping (written by
+ * hand, or a brstack text) is taken at the binary's link-time addresses.
+ * perf record writes the mappings of a process before its first sample.
+ */
 static void decide(struct agg_ctx *c)
 {
-	uint64_t maps = 0;
+	c->decided = true;
+	c->mode = c->mc.nr_mmaps ? MODE_MAPPED : MODE_IDENTITY;
+	if (c->mode == MODE_IDENTITY)
+		fprintf(stderr, "perf-ctr aggregate: warning: the recording maps no file: addresses are taken as %s's link-time addresses\n",
+			c->bin->name);
+}
+
+/* After a recording: which of its files were the binary, for -v. */
+static void tally(struct agg_ctx *c)
+{
 	struct pc_dso *d;
 
+	if (!c->decided)
+		return;
 	for (d = c->mc.dsos; d; d = d->next) {
-		d->mark = classify(c, d);
+		if (d->mark == DSO_UNKNOWN)
+			d->mark = classify(c, d);
 		if (d->mark == DSO_BINARY)
-			maps += pc_machine_count_maps(&c->mc, d);
+			c->maps_bin += pc_machine_count_maps(&c->mc, d);
 		else if (d->mark == DSO_OTHER_BUILD)
 			c->build_id_mismatch = true;
 	}
-	c->maps_bin += maps;
 	c->mmaps += c->mc.nr_mmaps;
 	c->procs += c->mc.nr_procs;
 	c->forks += c->mc.nr_forks;
 	c->execs += c->mc.nr_execs;
-	/*
-	 * Only a recording without any mapping (written by hand, or a brstack
-	 * text) is taken at the binary's link-time addresses.
-	 */
-	c->mode = maps || c->mc.nr_mmaps ? MODE_MAPPED : MODE_IDENTITY;
-	if (c->mode == MODE_IDENTITY)
-		fprintf(stderr, "perf-ctr aggregate: warning: the recording maps no file: addresses are taken as %s's link-time addresses\n",
-			c->bin->name);
 }
 
 /*
@@ -123,8 +132,21 @@ static inline bool reloc(struct agg_ctx *c, uint32_t pid, uint64_t time,
 		*out = addr;
 		return true;
 	}
-	return pc_resolve_map(&c->mc, pid, time, addr, &l) &&
-	       l.dso->mark == DSO_BINARY && pc_dso_vaddr(c->bin, l.off, out);
+	if (!pc_resolve_map(&c->mc, pid, time, addr, &l))
+		return false;
+	if (l.dso->mark == DSO_UNKNOWN)
+		l.dso->mark = classify(c, l.dso);
+	return l.dso->mark == DSO_BINARY && pc_dso_vaddr(c->bin, l.off, out);
+}
+
+/* The recording is read again from its start: forget what it lost. */
+static void on_restart(void *vc)
+{
+	struct agg_ctx *c = vc;
+
+	c->lost_records = c->lost_before[0];
+	c->lost_samples = c->lost_before[1];
+	c->throttled = c->lost_before[2];
 }
 
 static int on_lost(void *vc, const struct pc_lost *l)
@@ -627,6 +649,7 @@ int cmd_aggregate(int argc, char **argv)
 	memset(&h, 0, sizeof(h));
 	h.sample = on_sample;
 	h.lost = on_lost;
+	h.restart = on_restart;
 	/* Each recording has its own processes: one model each, one profile. */
 	for (n = 0, rc = 0; n < inputs.nr && !rc && !c.oom; n++) {
 		input = inputs.file[n];
@@ -637,10 +660,16 @@ int cmd_aggregate(int argc, char **argv)
 		pc_machine_free(&c.mc);
 		pc_machine_init(&c.mc);
 		c.mode = MODE_UNDECIDED;
+		c.decided = false;
+		c.lost_before[0] = c.lost_records;
+		c.lost_before[1] = c.lost_samples;
+		c.lost_before[2] = c.throttled;
 		if (!strcmp(in_fmt, "brstack"))
 			rc = read_brstack_text(input, &c, &perr);
 		else
 			rc = pc_machine_read(&c.mc, input, &h, &c, &perr);
+		if (!rc)
+			tally(&c);
 	}
 	if (c.progress && c.counts.st.samples >= 0x10000)
 		fputc('\n', stderr);

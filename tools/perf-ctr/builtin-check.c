@@ -145,6 +145,14 @@ static int on_mmap(void *ctx, const struct pc_mmap *m)
 	return 0;
 }
 
+/* The recording is read again from its start (no sample went out yet). */
+static void on_restart(void *ctx)
+{
+	struct check *c = ctx;
+
+	c->has_maps = false;
+}
+
 static const struct pc_usage usage = {
 	.cmd = "check",
 	.synopsis = "[options]",
@@ -161,7 +169,9 @@ int cmd_check(int argc, char **argv)
 {
 	const char *in = "perf.data", *output = "-";
 	struct check c = { .max_examples = 5 };
-	struct pc_handlers h = { .sample = on_sample, .mmap = on_mmap };
+	struct pc_handlers h = {
+		.sample = on_sample, .mmap = on_mmap, .restart = on_restart,
+	};
 	struct pc_error err = { 0 };
 	struct pc_stdout o;
 	bool no_fail = false;

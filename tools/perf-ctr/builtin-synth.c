@@ -361,7 +361,7 @@ static const struct pc_usage usage = {
 int cmd_synth(int argc, char **argv)
 {
 	const char *out = NULL, *binary = NULL;
-	uint64_t nsamples = 1000, depth = 32, seed = 1, events = 1;
+	uint64_t nsamples = 1000, depth = 32, seed = 1, events = 1, round = 256;
 	bool hw_idx, no_hw_idx = false, bogus = false;
 	struct synth s;
 	struct perf_event_attr attr;
@@ -380,6 +380,9 @@ int cmd_synth(int argc, char **argv)
 		       "2 adds an event that samples without branch\nstacks"),
 		PC_BOOL(0, "no-hw-idx", &no_hw_idx, "leave out the hw_idx of branch stacks"),
 		PC_BOOL(0, "bogus", &bogus, "plant the defects that perf-ctr check reports"),
+		PC_U64(0, "round", &round, "N",
+		       "a FINISHED_ROUND after every N samples, as perf\n"
+		       "record ends its passes (default 256; 0: none)"),
 		PC_END(),
 	};
 
@@ -478,6 +481,8 @@ int cmd_synth(int argc, char **argv)
 			smp.nr = 0;
 			ret = pc_writer_sample(w, &smp);
 		}
+		if (!ret && round && (i + 1) % round == 0)
+			ret = pc_writer_round(w);
 	}
 	/* A file that could not be written whole does not appear. */
 	if (ret) {

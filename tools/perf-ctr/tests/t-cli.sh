@@ -258,12 +258,12 @@ else
 	fail "cli-killed-output-not-written (exit $r)"
 fi
 
-# The input cut short by another process while it is mapped: an error
+# The input cut short by another process while it is read: an error
 # naming it, not SIGBUS.
 "$pc" script -i big.data -o /dev/null 2>shrink.err &
 p=$!
 i=0
-while ! grep -q big.data /proc/$p/maps 2>/dev/null && [ $i -lt 500 ]; do
+while ! ls -l /proc/$p/fd 2>/dev/null | grep -q big.data && [ $i -lt 500 ]; do
 	sleep 0.01
 	i=$((i + 1))
 done

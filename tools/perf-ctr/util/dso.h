@@ -61,6 +61,7 @@ struct pc_dso {
 	uint8_t elf_build_id[20], elf_build_id_size;
 	/* The build id the recording gives the file (MMAP2, HEADER_BUILD_ID). */
 	uint8_t build_id[20], build_id_size;
+	bool build_id_feature;	/* HEADER_BUILD_ID's: an MMAP2's replaces it */
 	struct pc_sym *syms;	/* sorted by start, one per address */
 	size_t nr_syms;
 	char *dbg_path;		/* of dbg_elf */

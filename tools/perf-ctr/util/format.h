@@ -12,6 +12,9 @@
 #define PC_MAGIC_SWAPPED	0x50455246494c4532ULL
 #define FEAT_BUILD_ID		2
 
+/* perf record's end of a pass over its ring buffers (a user record type). */
+#define PC_RECORD_FINISHED_ROUND	68
+
 /* Older UAPI headers on the build host lack these. */
 #ifndef PERF_SAMPLE_BRANCH_HW_INDEX
 #define PERF_SAMPLE_BRANCH_HW_INDEX	(1U << 17)

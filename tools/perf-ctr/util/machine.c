@@ -91,10 +91,33 @@ void pc_machine_free(struct pc_machine *mc)
 		free(mc->strings);
 		mc->strings = next;
 	}
+	while (mc->fbids) {
+		struct pc_fbid *f = mc->fbids->next;
+
+		free(mc->fbids);
+		mc->fbids = f;
+	}
 	free(mc->procs);
 	pc_index_free(&mc->pids);
 	free(mc->sb);
 	memset(mc, 0, sizeof(*mc));
+}
+
+/*
+ * The build id the header's HEADER_BUILD_ID feature gives the file D
+ * names, when no MMAP2 gave it one: an MMAP2's comes first.
+ */
+static void feature_build_id(struct pc_machine *mc, struct pc_dso *d)
+{
+	const struct pc_fbid *f;
+
+	for (f = mc->fbids; f; f = f->next)
+		if (!strcmp(f->name, d->name) && !d->build_id_size) {
+			memcpy(d->build_id, f->id, f->size);
+			d->build_id_size = f->size;
+			d->build_id_feature = true;
+			return;
+		}
 }
 
 static struct pc_dso *dso_get(struct pc_machine *mc, const char *name)
@@ -109,6 +132,7 @@ static struct pc_dso *dso_get(struct pc_machine *mc, const char *name)
 		return NULL;
 	d->next = mc->dsos;
 	mc->dsos = d;
+	feature_build_id(mc, d);
 	return d;
 }
 
@@ -229,15 +253,16 @@ static struct pc_sb *sb_add(struct pc_machine *mc, enum sb_kind kind,
 {
 	struct pc_sb *e;
 
+	mc->sorted = false;
 	e = pc_grow(mc->sb, &mc->cap_sb, mc->nr_sb, sizeof(*mc->sb), 256);
 	if (!e)
 		return NULL;
 	mc->sb = e;
-	e = &mc->sb[mc->nr_sb];
+	e = &mc->sb[mc->nr_sb++];
 	memset(e, 0, sizeof(*e));
 	e->kind = kind;
 	e->time = time;
-	e->seq = mc->nr_sb++;
+	e->seq = mc->sb_seq++;
 	return e;
 }
 
@@ -251,6 +276,7 @@ int pc_machine_mmap(struct pc_machine *mc, const struct pc_mmap *m)
 	e = sb_add(mc, SB_MMAP, m->time);
 	if (!e)
 		return -1;
+	mc->nr_mmaps++;
 	e->pid = m->pid;
 	e->start = m->start;
 	e->len = m->len;
@@ -258,9 +284,11 @@ int pc_machine_mmap(struct pc_machine *mc, const struct pc_mmap *m)
 	e->dso = dso_get(mc, m->filename);
 	if (!e->dso)
 		return -1;
-	if (m->build_id_size && !e->dso->build_id_size) {
+	if (m->build_id_size &&
+	    (!e->dso->build_id_size || e->dso->build_id_feature)) {
 		memcpy(e->dso->build_id, m->build_id, m->build_id_size);
 		e->dso->build_id_size = m->build_id_size;
+		e->dso->build_id_feature = false;
 	}
 	return 0;
 }
@@ -274,6 +302,7 @@ int pc_machine_comm(struct pc_machine *mc, const struct pc_comm *c)
 	e->pid = c->pid;
 	e->tid = c->tid;
 	e->exec = c->exec;
+	mc->nr_execs += c->exec;
 	e->comm = string_keep(mc, c->comm);
 	return e->comm ? 0 : -1;
 }
@@ -288,6 +317,7 @@ int pc_machine_task(struct pc_machine *mc, const struct pc_task *t)
 	e = sb_add(mc, SB_FORK, t->time);
 	if (!e)
 		return -1;
+	mc->nr_forks++;
 	e->pid = t->pid;
 	e->ppid = t->ppid;
 	e->ptid = t->ptid;
@@ -296,15 +326,21 @@ int pc_machine_task(struct pc_machine *mc, const struct pc_task *t)
 
 int pc_machine_build_id(struct pc_machine *mc, const struct pc_mmap *b)
 {
+	struct pc_fbid *f;
 	struct pc_dso *d;
 
 	if (!b->filename || !b->build_id_size)
 		return 0;
+	f = malloc(sizeof(*f) + strlen(b->filename) + 1);
+	if (!f)
+		return -1;
+	strcpy(f->name, b->filename);
+	memcpy(f->id, b->build_id, b->build_id_size);
+	f->size = b->build_id_size;
+	f->next = mc->fbids;
+	mc->fbids = f;
 	for (d = mc->dsos; d; d = d->next)
-		if (!strcmp(d->name, b->filename) && !d->build_id_size) {
-			memcpy(d->build_id, b->build_id, b->build_id_size);
-			d->build_id_size = b->build_id_size;
-		}
+		feature_build_id(mc, d);
 	return 0;
 }
 
@@ -362,7 +398,6 @@ static int apply(struct pc_machine *mc, const struct pc_sb *e)
 		return -1;
 	switch (e->kind) {
 	case SB_MMAP:
-		mc->nr_mmaps++;
 		if (maps_cut(p, e->start, e->start + e->len, e->time))
 			return -1;
 		m = map_add(p);
@@ -381,10 +416,8 @@ static int apply(struct pc_machine *mc, const struct pc_sb *e)
 			return -1;
 		if (!e->exec)
 			return 0;
-		mc->nr_execs++;
 		return maps_cut(p, 0, UINT64_MAX, e->time);
 	case SB_FORK:
-		mc->nr_forks++;
 		/* A reused pid: the old process's maps end here. */
 		if (maps_cut(p, 0, UINT64_MAX, e->time))
 			return -1;
@@ -411,17 +444,39 @@ static int apply(struct pc_machine *mc, const struct pc_sb *e)
 	return 0;
 }
 
+/*
+ * Apply the side-band records up to time UPTO, in time order (file order
+ * among equal times). One that comes later than records already applied
+ * (a recording that breaks perf's rounds) takes effect from the newest
+ * applied time on, as perf, which processes it when it comes, has it.
+ */
+int pc_machine_flush(struct pc_machine *mc, uint64_t upto)
+{
+	size_t n;
+
+	if (mc->nr_sb > 1 && !mc->sorted)
+		qsort(mc->sb, mc->nr_sb, sizeof(*mc->sb), cmp_sb);
+	mc->sorted = true;
+	for (n = 0; n < mc->nr_sb && mc->sb[n].time <= upto; n++) {
+		struct pc_sb *e = &mc->sb[n];
+
+		if (e->time < mc->applied)
+			e->time = mc->applied;
+		mc->applied = e->time;
+		if (apply(mc, e))
+			return -1;
+	}
+	if (n) {
+		mc->nr_sb -= n;
+		memmove(mc->sb, mc->sb + n, mc->nr_sb * sizeof(*mc->sb));
+	}
+	return 0;
+}
+
 int pc_machine_finish(struct pc_machine *mc)
 {
-	size_t i;
-
-	if (mc->finished)
-		return 0;
-	mc->finished = true;
-	qsort(mc->sb, mc->nr_sb, sizeof(*mc->sb), cmp_sb);
-	for (i = 0; i < mc->nr_sb; i++)
-		if (apply(mc, &mc->sb[i]))
-			return -1;
+	if (pc_machine_flush(mc, UINT64_MAX))
+		return -1;
 	free(mc->sb);
 	mc->sb = NULL;
 	mc->nr_sb = mc->cap_sb = 0;
@@ -531,45 +586,132 @@ uint64_t pc_sample_time(const struct pc_sample *s)
 	       s->time : PC_TIME_END;
 }
 
-static int sb_mmap(void *ctx, const struct pc_mmap *m)
+/*
+ * A walk of a recording for a command: the machine takes the side-band
+ * records, then the command's handlers get them and its samples.
+ */
+struct walk {
+	struct pc_machine *mc;
+	const struct pc_handlers *h;
+	void *ctx;
+};
+
+static int w_sample(void *ctx, const struct pc_sample *s)
 {
-	return pc_machine_mmap(ctx, m);
+	struct walk *w = ctx;
+
+	return w->h->sample(w->ctx, s);
 }
 
-static int sb_comm(void *ctx, const struct pc_comm *c)
+static int w_mmap(void *ctx, const struct pc_mmap *m)
 {
-	return pc_machine_comm(ctx, c);
+	struct walk *w = ctx;
+
+	if (w->mc && pc_machine_mmap(w->mc, m))
+		return -1;
+	return w->h && w->h->mmap ? w->h->mmap(w->ctx, m) : 0;
 }
 
-static int sb_task(void *ctx, const struct pc_task *t)
+static int w_comm(void *ctx, const struct pc_comm *c)
 {
-	return pc_machine_task(ctx, t);
+	struct walk *w = ctx;
+
+	if (w->mc && pc_machine_comm(w->mc, c))
+		return -1;
+	return w->h && w->h->comm ? w->h->comm(w->ctx, c) : 0;
 }
 
-static int sb_build_id(void *ctx, const struct pc_mmap *b)
+static int w_task(void *ctx, const struct pc_task *t)
 {
-	return pc_machine_build_id(ctx, b);
+	struct walk *w = ctx;
+
+	if (w->mc && pc_machine_task(w->mc, t))
+		return -1;
+	return w->h && w->h->task ? w->h->task(w->ctx, t) : 0;
 }
 
-static int sb_end(void *ctx)
+static int w_build_id(void *ctx, const struct pc_mmap *b)
 {
-	return pc_machine_finish(ctx);
+	struct walk *w = ctx;
+
+	if (w->mc && pc_machine_build_id(w->mc, b))
+		return -1;
+	return w->h && w->h->build_id ? w->h->build_id(w->ctx, b) : 0;
 }
 
+static int w_attr(void *ctx, const struct perf_event_attr *a,
+		  const uint64_t *ids, size_t nr)
+{
+	struct walk *w = ctx;
+
+	return w->h->attr ? w->h->attr(w->ctx, a, ids, nr) : 0;
+}
+
+static int w_lost(void *ctx, const struct pc_lost *l)
+{
+	struct walk *w = ctx;
+
+	return w->h->lost ? w->h->lost(w->ctx, l) : 0;
+}
+
+static int w_flush(void *ctx, uint64_t upto)
+{
+	struct walk *w = ctx;
+
+	return pc_machine_flush(w->mc, upto);
+}
+
+static int w_end(void *ctx)
+{
+	struct walk *w = ctx;
+
+	if (w->mc && pc_machine_finish(w->mc))
+		return -1;
+	return w->h && w->h->end ? w->h->end(w->ctx) : 0;
+}
+
+/*
+ * One pass in perf's order (FINISHED_ROUND); a recording without rounds
+ * that would hold too much back is read in two instead, the first for
+ * the side-band records only (samples are not even decoded), the second
+ * for the command. The command's handlers see the other records in file
+ * order either way.
+ */
 int pc_machine_read(struct pc_machine *mc, const char *file,
 		    const struct pc_handlers *h, void *ctx,
 		    struct pc_error *err)
 {
-	static const struct pc_handlers sb = {
-		.mmap = sb_mmap, .comm = sb_comm, .task = sb_task,
-		.build_id = sb_build_id, .end = sb_end,
+	struct walk w = { .mc = mc, .h = h, .ctx = ctx };
+	struct walk sb_only = { .mc = mc };
+	struct walk cmd_only = { .h = h, .ctx = ctx };
+	const struct pc_handlers one = {
+		.sample = h->sample ? w_sample : NULL, .mmap = w_mmap,
+		.comm = w_comm, .attr = w_attr, .build_id = w_build_id,
+		.task = w_task, .lost = w_lost, .end = w_end, .flush = w_flush,
 	};
-	const struct pc_handlers *hs[2] = { &sb, h };
-	void *ctxs[2] = { mc, ctx };
+	const struct pc_handlers sb = {
+		.mmap = w_mmap, .comm = w_comm, .task = w_task,
+		.build_id = w_build_id, .end = w_end,
+	};
+	const struct pc_handlers cmd = {
+		.sample = h->sample ? w_sample : NULL, .mmap = w_mmap,
+		.comm = w_comm, .attr = w_attr, .build_id = w_build_id,
+		.task = w_task, .lost = w_lost, .end = w_end,
+	};
+	const struct pc_handlers *hs[2] = { &sb, &cmd };
+	void *ctxs[2] = { &sb_only, &cmd_only };
 	int ret;
 
 	memset(err, 0, sizeof(*err));
-	ret = pc_read_file_passes(file, 2, hs, ctxs, err);
+	ret = pc_read_file(file, &one, &w, err);
+	if (ret == PC_READ_UNORDERED) {
+		pc_machine_free(mc);
+		pc_machine_init(mc);
+		if (h->restart)
+			h->restart(ctx);
+		memset(err, 0, sizeof(*err));
+		ret = pc_read_file_passes(file, 2, hs, ctxs, err);
+	}
 	if (ret == -1 && !err->msg[0])
 		return pc_err(err, 0, "out of memory");
 	return ret;

@@ -37,19 +37,28 @@ struct pc_map {
 struct pc_proc;
 struct pc_strings;
 
+/* A build id of the header's HEADER_BUILD_ID feature. */
+struct pc_fbid {
+	struct pc_fbid *next;
+	uint8_t id[20], size;
+	char name[];
+};
+
 struct pc_machine {
 	struct pc_proc *procs;
 	size_t nr_procs, cap_procs;
 	struct pc_index pids;		/* of procs */
 	struct pc_dso *dsos;
-	/* side-band records, until pc_machine_finish() sorts and applies them */
+	/* side-band records not applied yet, and the time applied up to */
 	struct pc_sb *sb;
 	size_t nr_sb, cap_sb;
+	uint64_t sb_seq, applied;
+	bool sorted;
+	struct pc_fbid *fbids;
 	const struct pc_map *last;	/* of the last lookup */
 	struct pc_strings *strings;	/* the threads' names */
 	const char *last_string;
-	uint64_t nr_mmaps, nr_forks, nr_execs;
-	bool finished;
+	uint64_t nr_mmaps, nr_forks, nr_execs;	/* records read so far */
 };
 
 /*
@@ -68,12 +77,16 @@ struct pc_loc {
 void pc_machine_init(struct pc_machine *mc);
 void pc_machine_free(struct pc_machine *mc);
 
-/* Side-band records, in any order; they take effect at pc_machine_finish(). */
+/*
+ * Side-band records, in any order; they take effect at pc_machine_flush()
+ * up to a time, or pc_machine_finish().
+ */
 int pc_machine_mmap(struct pc_machine *mc, const struct pc_mmap *m);
 int pc_machine_comm(struct pc_machine *mc, const struct pc_comm *c);
 int pc_machine_task(struct pc_machine *mc, const struct pc_task *t);
 /* HEADER_BUILD_ID: the build id of the file that is mapped as B->filename. */
 int pc_machine_build_id(struct pc_machine *mc, const struct pc_mmap *b);
+int pc_machine_flush(struct pc_machine *mc, uint64_t upto);
 int pc_machine_finish(struct pc_machine *mc);
 
 /* How many mappings (by any process, at any time) DSO had. */

@@ -87,7 +87,25 @@ struct pc_handlers {
 	int (*lost)(void *ctx, const struct pc_lost *l);
 	/* Optional: once at the end of a walk that found no error. */
 	int (*end)(void *ctx);
+	/*
+	 * Optional: an ordered walk, samples in perf's order. A sample goes
+	 * to .sample only after flush(ctx, t) with t at least its time (or
+	 * without PERF_SAMPLE_TIME, at the end): the side-band records up to
+	 * t are all in by then (FINISHED_ROUND, as perf processes them).
+	 * Samples still go out in file order. A recording without rounds
+	 * whose samples would wait for more than the walk holds back ends
+	 * the walk with PC_READ_UNORDERED before any sample went out.
+	 */
+	int (*flush)(void *ctx, uint64_t upto);
+	/*
+	 * Optional, for pc_machine_read(): the walk starts over (a recording
+	 * read in two passes after all); no sample went out yet, but the
+	 * other handlers may have been called.
+	 */
+	void (*restart)(void *ctx);
 };
+
+#define PC_READ_UNORDERED	(-2)
 
 /* What went wrong, and where: printed as "FILE: offset 0x...: message". */
 struct pc_error {
@@ -170,6 +188,8 @@ int pc_writer_sample(struct pc_writer *w, const struct pc_sample *s);
 /* MMAP2 (with a build id when M->build_id_size, else maj/min/ino 0). */
 int pc_writer_mmap2(struct pc_writer *w, const struct pc_mmap *m);
 int pc_writer_comm(struct pc_writer *w, const struct pc_comm *c);
+/* FINISHED_ROUND: the end of a pass of perf record over its buffers. */
+int pc_writer_round(struct pc_writer *w);
 /* A complete record (perf_event_header first), copied as it is. */
 int pc_writer_raw(struct pc_writer *w, const void *rec, size_t size);
 /* Remember a build id for the HEADER_BUILD_ID feature. */

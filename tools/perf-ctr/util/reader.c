@@ -2,21 +2,29 @@
 /*
  * perf-ctr: the perf.data reader.
  *
- * The file is mapped (or, for a pipe, read into memory) and walked once.
+ * A file is read through a window (a pipe is read into memory first):
+ * its header, attrs, ids and features with pread(), its data section a
+ * few hundred KiB at a time, so that what is read is still in the cache
+ * when it is walked, and resident memory is the window, not the file.
  * Every length, count and offset in it is checked against the bytes that
  * are really there before it is used; the first violation ends the walk
  * with the file offset at which it was found. Samples point into the
- * mapping, so a branch stack of any depth costs no copy.
+ * window, so a branch stack of any depth costs no copy.
+ *
+ * Samples can be handed out in the order perf processes them (ordered
+ * walks, pc_handlers.flush): perf record ends each pass over its ring
+ * buffers with a FINISHED_ROUND record, and every record written after
+ * round N + 1 is younger than the youngest one before round N. So at
+ * the end of round N + 1 every sample up to that time can be processed:
+ * the side-band records up to it are all in. A sample younger than that
+ * waits in the window, in file order, for a later round.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +34,9 @@
 
 #define FILE_HEADER_SIZE	104
 #define PIPE_HEADER_SIZE	16
+
+/* The time of a sample without PERF_SAMPLE_TIME: it waits for the end. */
+#define PC_TIME_NONE		(UINT64_MAX - 1)
 
 /* User record types that perf itself writes into a file or a pipe. */
 enum {
@@ -47,12 +58,27 @@ struct rd_id {
 	uint32_t ev;
 };
 
+/* A sample that waits for its round: where it is, and its time. */
+struct rd_wait {
+	uint64_t off, time;
+};
+
 struct rd {
-	const uint8_t *buf;
-	size_t len;
 	const struct pc_handlers *h;
 	void *ctx;
 	struct pc_error *err;
+
+	/*
+	 * The input: all of it in memory (MEM), or the file FD through a
+	 * window, WIN[0, FILL) holding bytes [WIN_OFF, WIN_OFF + FILL).
+	 */
+	const uint8_t *mem;
+	int fd;
+	uint8_t *win;
+	size_t cap, fill;
+	uint64_t win_off;
+	size_t len;		/* bytes in the input */
+	uint64_t data_end;	/* no record goes past it */
 
 	struct rd_event *evs;
 	size_t nr_evs, cap_evs;
@@ -61,8 +87,6 @@ struct rd {
 	bool ids_sorted;
 	int id_pos;		/* u64 index of the sample id, -1 if none */
 
-	/* A mapped file: pages of walked records are handed back up to here. */
-	bool mapped;
 	/*
 	 * The data runs to the end of what there is (a pipe, a recording
 	 * perf record did not finish, a copy cut short): a last record the
@@ -71,12 +95,19 @@ struct rd {
 	bool cut;
 	/* Where warnings name the input; NULL: print none (a later pass). */
 	const char *warn_name;
-	uint64_t dropped;
-	size_t page;
+
+	/* An ordered walk (h->flush): samples wait here for their round. */
+	struct rd_wait *wait;
+	size_t head, nr_wait, cap_wait;
+	uint64_t limit;		/* samples up to this time can be handed out */
+	uint64_t next_limit;	/* the limit after the next round */
+	uint64_t max_time;	/* of every record so far */
+	bool rounds, handed;
 
 	uint64_t *scratch;	/* aligned copy of a misaligned record */
 	uint64_t *pipe_ids;	/* ids of pipe-mode attrs, owned */
 	size_t nr_pipe_ids, cap_pipe_ids;
+	uint64_t *file_ids;	/* ids of file-mode attrs, owned */
 };
 
 int pc_err(struct pc_error *err, uint64_t off, const char *fmt, ...)
@@ -278,6 +309,13 @@ static int64_t read_words(const uint64_t *p, const uint64_t *end, uint64_t fmt)
 	return 1 + head + nr * per;
 }
 
+/* A record of time T went by: rounds hand out samples up to such times. */
+static inline void saw_time(struct rd *r, uint64_t t)
+{
+	if (t > r->max_time && t < PC_TIME_NONE)
+		r->max_time = t;
+}
+
 #define NEED(n, what)							\
 	do {								\
 		if ((uint64_t)(end - p) < (uint64_t)(n))		\
@@ -285,7 +323,9 @@ static int64_t read_words(const uint64_t *p, const uint64_t *end, uint64_t fmt)
 				      "sample too short for its " what); \
 	} while (0)
 
-static int parse_sample(struct rd *r, const uint64_t *rec, uint64_t off)
+/* Decode the sample REC at file offset OFF into *OUT. 0, or -1 with r->err. */
+static int decode_sample(struct rd *r, const uint64_t *rec, uint64_t off,
+			 struct pc_sample *out)
 {
 	const struct perf_event_header *hdr = (const void *)rec;
 	const uint64_t *end = rec + hdr->size / 8, *p = rec + 1;
@@ -404,7 +444,8 @@ static int parse_sample(struct rd *r, const uint64_t *rec, uint64_t off)
 		}
 	}
 	/* Later fields (regs, stack, weight, ...) are not used. */
-	return r->h->sample ? r->h->sample(r->ctx, &s) : 0;
+	*out = s;
+	return 0;
 }
 
 /* Byte length of the NUL-terminated string at P, or -1 if none before END. */
@@ -486,6 +527,7 @@ static int parse_mmap(struct rd *r, const uint8_t *rec, uint64_t off, bool v2)
 			      "file name not terminated inside the record");
 	m.filename = (const char *)p;
 	m.time = sid_time(r, rec, (p - rec) + strlen(m.filename) + 1);
+	saw_time(r, m.time);
 	return r->h->mmap ? r->h->mmap(r->ctx, &m) : 0;
 }
 
@@ -507,6 +549,7 @@ static int parse_comm(struct rd *r, const uint8_t *rec, uint64_t off)
 	c.comm = (const char *)rec + 16;
 	c.exec = hdr->misc & PERF_RECORD_MISC_COMM_EXEC;
 	c.time = sid_time(r, rec, 16 + strlen(c.comm) + 1);
+	saw_time(r, c.time);
 	return r->h->comm ? r->h->comm(r->ctx, &c) : 0;
 }
 
@@ -528,6 +571,7 @@ static int parse_task(struct rd *r, const uint8_t *rec, uint64_t off)
 	memcpy(&t.tid, rec + 16, 4);
 	memcpy(&t.ptid, rec + 20, 4);
 	t.time = get64(rec + 24);
+	saw_time(r, t.time);
 	return r->h->task ? r->h->task(r->ctx, &t) : 0;
 }
 
@@ -560,6 +604,7 @@ static int parse_lost(struct rd *r, const uint8_t *rec, uint64_t off)
 		l.id = get64(rec + 16);
 		break;
 	}
+	saw_time(r, l.time);
 	return r->h->lost ? r->h->lost(r->ctx, &l) : 0;
 }
 
@@ -638,48 +683,255 @@ static int parse_header_attr(struct rd *r, const uint8_t *rec, uint64_t off)
 	return ret;
 }
 
-/* Walk the records in [start, start + size). */
+/* ---- the input ---- */
+
 /*
- * A file read through its mapping: every 2 MiB, hand back the pages of
- * the records already walked, so that resident memory follows what the
- * callbacks keep, not the size of the file. The mapping is private and
- * never written: a page touched again (an attr, a name) comes back from
- * the file.
+ * Bytes a read() of the data asks for, and the first window: both small
+ * enough that the bytes the kernel copies are still in the cache when
+ * they are walked (into a window of 4 MiB, the same copies took four
+ * times as long on the two-core VM bench-perf-ctr ran on).
  */
-#define DROP_CHUNK	(2UL << 20)
+#define READ_CHUNK	(256u << 10)
+#define WIN_FIRST	(1u << 20)
 
-static void drop_behind(struct rd *r, uint64_t off)
+/* The file shrank under us: perf record or a copy truncated it. */
+static int shrank(struct rd *r, uint64_t at)
 {
-	uint64_t end;
-
-	if (!r->mapped || off < r->dropped || off - r->dropped < 2 * DROP_CHUNK)
-		return;
-	end = (off - DROP_CHUNK) & ~(uint64_t)(r->page - 1);
-	madvise((void *)(r->buf + r->dropped), end - r->dropped, MADV_DONTNEED);
-	r->dropped = end;
+	return pc_err(r->err, 0, "the file shrank below its %zu bytes while it was read (at 0x%llx)",
+		      r->len, (unsigned long long)at);
 }
 
-static int walk(struct rd *r, uint64_t start, uint64_t size, bool pipe)
+/* Read LEN bytes at OFF of the input into DST: header, attrs, features. */
+static int in_pread(struct rd *r, uint64_t off, size_t len, void *dst)
 {
-	uint64_t off = start, end = start + size;
+	size_t done = 0;
+
+	if (r->mem) {
+		memcpy(dst, r->mem + off, len);
+		return 0;
+	}
+	while (done < len) {
+		ssize_t got = pread(r->fd, (uint8_t *)dst + done, len - done,
+				    off + done);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return pc_err(r->err, off + done, "cannot read: %s",
+				      strerror(errno));
+		if (!got)
+			return shrank(r, off + done);
+		done += got;
+	}
+	return 0;
+}
+
+/* Where the window must start to keep the sample waiting longest, or OFF. */
+static uint64_t keep_from(const struct rd *r, uint64_t off)
+{
+	uint64_t k = r->nr_wait > r->head ? r->wait[r->head].off : off;
+
+	return (k < off ? k : off) & ~7ULL;
+}
+
+/*
+ * The bytes [OFF, OFF + N) of the data (OFF + N <= data_end), or NULL
+ * with r->err. Valid until the next call asks for bytes past the window;
+ * the samples that wait for their round stay in it.
+ */
+static const uint8_t *in_get(struct rd *r, uint64_t off, size_t n)
+{
+	size_t need;
+
+	if (r->mem)
+		return r->mem + off;
+	if (off >= r->win_off && off + n <= r->win_off + r->fill)
+		return r->win + (off - r->win_off);
+	if (off < r->win_off || off + n - r->win_off > r->cap) {
+		/* No room behind it: keep only what is still needed... */
+		uint64_t keep = keep_from(r, off);
+		size_t cap = r->cap ? r->cap : WIN_FIRST;
+		uint8_t *w;
+
+		if (keep < r->win_off || keep >= r->win_off + r->fill) {
+			r->fill = 0;
+		} else {
+			r->fill -= keep - r->win_off;
+			memmove(r->win, r->win + (keep - r->win_off), r->fill);
+		}
+		r->win_off = keep;
+		/* ...with room for it twice over: moved seldom */
+		while (cap < off + n - r->win_off || cap < 2 * r->fill + READ_CHUNK)
+			cap *= 2;
+		if (cap > r->cap) {
+			/* malloc() aligns to 16 bytes, records need 8 */
+			w = realloc(r->win, cap);
+			if (!w) {
+				pc_err(r->err, off, "out of memory");
+				return NULL;
+			}
+			r->win = w;
+			r->cap = cap;
+		}
+	}
+	need = off + n - r->win_off;
+	while (r->fill < need) {
+		uint64_t at = r->win_off + r->fill;
+		size_t want = r->cap - r->fill;
+		ssize_t got;
+
+		/* a chunk at a time, walked while it is in the cache */
+		if (want > READ_CHUNK && need - r->fill <= READ_CHUNK)
+			want = READ_CHUNK;
+		if (want > r->data_end - at)
+			want = r->data_end - at;
+		got = pread(r->fd, r->win + r->fill, want, at);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			pc_err(r->err, at, "cannot read: %s", strerror(errno));
+			return NULL;
+		}
+		if (!got) {
+			shrank(r, at);
+			return NULL;
+		}
+		r->fill += got;
+	}
+	return r->win + (off - r->win_off);
+}
+
+/* ---- samples in perf's order ---- */
+
+static int hand_out(struct rd *r, const struct pc_sample *s)
+{
+	r->handed = true;
+	return r->h->sample ? r->h->sample(r->ctx, s) : 0;
+}
+
+/* Records are u64 arrays: an aligned copy of REC if need be. */
+static const uint8_t *aligned(struct rd *r, const uint8_t *rec, uint16_t size)
+{
+	if (!((uintptr_t)rec & 7) && !(size & 7))
+		return rec;
+	/* Zero the tail of the last u64 the record ends in. */
+	r->scratch[(size - 1) / 8] = 0;
+	memcpy(r->scratch, rec, size);
+	return (const uint8_t *)r->scratch;
+}
+
+/* Hand out the waiting samples up to the limit, oldest in the file first. */
+static int hand_out_waiting(struct rd *r)
+{
+	while (r->head < r->nr_wait && r->wait[r->head].time <= r->limit) {
+		const struct rd_wait *w = &r->wait[r->head];
+		const uint8_t *rec = in_get(r, w->off, sizeof(struct perf_event_header));
+		struct pc_sample s;
+		int ret;
+
+		if (rec)
+			rec = in_get(r, w->off, rec_size(rec));
+		if (!rec)
+			return -1;
+		rec = aligned(r, rec, rec_size(rec));
+		if (decode_sample(r, (const uint64_t *)rec, w->off, &s))
+			return -1;
+		r->head++;
+		ret = hand_out(r, &s);
+		if (ret)
+			return ret;
+	}
+	/* What is handed out leaves the queue; the rest moves to its front. */
+	if (r->head > r->nr_wait / 2) {
+		r->nr_wait -= r->head;
+		memmove(r->wait, r->wait + r->head, r->nr_wait * sizeof(*r->wait));
+		r->head = 0;
+	}
+	return 0;
+}
+
+/* The side-band records up to LIMIT are in: their samples can go out. */
+static int flush_to(struct rd *r, uint64_t limit)
+{
 	int ret;
 
-	r->dropped = (start + r->page - 1) & ~(uint64_t)(r->page - 1);
+	if (limit > r->limit)
+		r->limit = limit;
+	ret = r->h->flush(r->ctx, r->limit);
+	return ret ? ret : hand_out_waiting(r);
+}
+
+/*
+ * How much of the file a walk may hold back for samples that wait. A
+ * recording that has shown no round by then has none (perf record ends
+ * its first pass within a few buffers): it is read in two passes
+ * instead (PC_READ_UNORDERED). Past the larger span in one with rounds,
+ * the oldest samples go out early, as perf does past its own limit.
+ */
+#define WAIT_SPAN_NO_ROUND	(16ULL << 20)
+#define WAIT_SPAN	(64ULL << 20)
+
+static int wait_for_round(struct rd *r, const struct pc_sample *s, uint64_t off)
+{
+	uint64_t t = s->attr->sample_type & PERF_SAMPLE_TIME ? s->time : PC_TIME_NONE;
+	struct rd_wait *w;
+	int ret;
+
+	saw_time(r, t);
+	if (r->head == r->nr_wait && t <= r->limit)
+		return hand_out(r, s);
+	w = pc_grow(r->wait, &r->cap_wait, r->nr_wait, sizeof(*r->wait), 1024);
+	if (!w)
+		return pc_err(r->err, off, "out of memory");
+	r->wait = w;
+	w[r->nr_wait].off = off;
+	w[r->nr_wait++].time = t;
+	if (!r->rounds && !r->handed &&
+	    off - r->wait[r->head].off > WAIT_SPAN_NO_ROUND)
+		return PC_READ_UNORDERED;
+	while (r->head < r->nr_wait && off - r->wait[r->head].off > WAIT_SPAN) {
+		ret = flush_to(r, r->wait[r->head].time);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* FINISHED_ROUND: what was younger than the round before last is all in. */
+static int end_round(struct rd *r)
+{
+	uint64_t limit = r->next_limit;
+
+	r->rounds = true;
+	r->next_limit = r->max_time;
+	return flush_to(r, limit);
+}
+
+/* ---- the walk ---- */
+
+static int walk(struct rd *r, uint64_t start, uint64_t end, bool pipe)
+{
+	uint64_t off = start;
+	int ret;
+
+	r->data_end = end;
 	while (off < end) {
 		struct perf_event_header hdr;
 		const uint8_t *rec;
 
-		if (r->cut && (end - off < sizeof(hdr) ||
-			       rec_size(r->buf + off) > end - off)) {
+		rec = end - off >= sizeof(hdr) ? in_get(r, off, sizeof(hdr)) : NULL;
+		if (!rec && end - off >= sizeof(hdr))
+			return -1;
+		if (r->cut && (!rec || rec_size(rec) > end - off)) {
 			rd_warn(r, off, "the last record is cut short by the end of the file (%llu bytes): dropped",
 				(unsigned long long)(end - off));
 			break;
 		}
-		if (end - off < sizeof(hdr))
+		if (!rec)
 			return pc_err(r->err, off,
 				      "truncated record header (%llu bytes left)",
 				      (unsigned long long)(end - off));
-		memcpy(&hdr, r->buf + off, sizeof(hdr));
+		memcpy(&hdr, rec, sizeof(hdr));
 		if (hdr.size < sizeof(hdr))
 			return pc_err(r->err, off, "record size %u is smaller than its header",
 				      hdr.size);
@@ -687,18 +939,25 @@ static int walk(struct rd *r, uint64_t start, uint64_t size, bool pipe)
 			return pc_err(r->err, off,
 				      "record of %u bytes runs past the end of the data (0x%llx)",
 				      hdr.size, (unsigned long long)end);
-		rec = r->buf + off;
-		/* Records are u64 arrays: give the parsers an aligned copy if need be. */
-		if (((uintptr_t)rec & 7) || (hdr.size & 7)) {
-			/* Zero the tail of the last u64 the record ends in. */
-			r->scratch[(hdr.size - 1) / 8] = 0;
-			memcpy(r->scratch, rec, hdr.size);
-			rec = (const uint8_t *)r->scratch;
+		/* A pass that wants no sample does not read them. */
+		if (hdr.type == PERF_RECORD_SAMPLE && !r->h->sample) {
+			off += hdr.size;
+			continue;
 		}
+		rec = in_get(r, off, hdr.size);
+		if (!rec)
+			return -1;
+		rec = aligned(r, rec, hdr.size);
 		switch (hdr.type) {
-		case PERF_RECORD_SAMPLE:
-			ret = parse_sample(r, (const uint64_t *)rec, off);
+		case PERF_RECORD_SAMPLE: {
+			struct pc_sample s;
+
+			ret = decode_sample(r, (const uint64_t *)rec, off, &s);
+			if (!ret)
+				ret = r->h->flush ? wait_for_round(r, &s, off) :
+				      hand_out(r, &s);
 			break;
+		}
 		case PERF_RECORD_MMAP:
 			ret = parse_mmap(r, rec, off, false);
 			break;
@@ -723,6 +982,9 @@ static int walk(struct rd *r, uint64_t start, uint64_t size, bool pipe)
 			break;
 		case REC_HEADER_BUILD_ID:
 			ret = parse_build_id(r, rec, hdr.size, off);
+			break;
+		case PC_RECORD_FINISHED_ROUND:
+			ret = r->h->flush ? end_round(r) : 0;
 			break;
 		case REC_COMPRESSED:
 		case REC_COMPRESSED2:
@@ -749,63 +1011,75 @@ static int walk(struct rd *r, uint64_t start, uint64_t size, bool pipe)
 		if (ret)
 			return ret;
 		off += hdr.size;
-		drop_behind(r, off);
 	}
-	return 0;
+	/* The end: everything is in. */
+	return r->h->flush ? flush_to(r, UINT64_MAX) : 0;
 }
 
-/* The HEADER_BUILD_ID feature: a sequence of build_id_event records. */
+/* The HEADER_BUILD_ID feature, read whole: a sequence of build_id_events. */
 static int walk_build_ids(struct rd *r, uint64_t start, uint64_t size)
 {
-	uint64_t off = start, end = start + size;
-	int ret;
+	uint64_t off = 0;
+	uint8_t *buf;
+	int ret = 0;
 
-	while (off < end) {
+	buf = malloc(size ? size : 1);
+	if (!buf)
+		return pc_err(r->err, start, "out of memory");
+	if (in_pread(r, start, size, buf)) {
+		free(buf);
+		return -1;
+	}
+	while (off < size && !ret) {
 		uint16_t rsize;
 
-		if (end - off < 8)
-			return pc_err(r->err, off, "truncated build id record");
-		memcpy(&rsize, r->buf + off + 6, 2);
-		if (rsize < 8 || rsize > end - off)
-			return pc_err(r->err, off, "build id record of bad size %u",
-				      rsize);
-		ret = parse_build_id(r, r->buf + off, rsize, off);
-		if (ret)
-			return ret;
+		if (size - off < 8) {
+			ret = pc_err(r->err, start + off, "truncated build id record");
+			break;
+		}
+		memcpy(&rsize, buf + off + 6, 2);
+		if (rsize < 8 || rsize > size - off) {
+			ret = pc_err(r->err, start + off, "build id record of bad size %u",
+				     rsize);
+			break;
+		}
+		ret = parse_build_id(r, buf + off, rsize, start + off);
 		off += rsize;
 	}
-	return 0;
+	free(buf);
+	return ret;
 }
 
+/* A pipe's stream: records to the end of what there is. */
 static int read_pipe(struct rd *r)
 {
-	uint64_t size = get64(r->buf + 8);
-
-	if (size != PIPE_HEADER_SIZE)
-		return pc_err(r->err, 8, "pipe header size %llu, expected 16",
-			      (unsigned long long)size);
 	r->cut = true;
-	return walk(r, PIPE_HEADER_SIZE, r->len - PIPE_HEADER_SIZE, true);
+	return walk(r, PIPE_HEADER_SIZE, r->len, true);
 }
 
 static int read_file_mode(struct rd *r)
 {
-	uint64_t hsize = get64(r->buf + 8), attr_size, a_off, a_size;
-	uint64_t d_off, d_size, feat[4], i, nr_attrs, ftab;
+	uint64_t hdr[FILE_HEADER_SIZE / 8], hsize, attr_size, a_off, a_size;
+	uint64_t d_off, d_size, feat[4], i, nr_attrs, ftab, total_ids = 0;
+	uint8_t *attrs;
+	uint64_t *ids;
 	int ret, bit, idx;
 
 	if (r->len < FILE_HEADER_SIZE)
 		return pc_err(r->err, r->len, "truncated file header (%zu of %d bytes)",
 			      r->len, FILE_HEADER_SIZE);
+	if (in_pread(r, 0, sizeof(hdr), hdr))
+		return -1;
+	hsize = hdr[1];
 	if (hsize != FILE_HEADER_SIZE)
 		return pc_err(r->err, 8, "header size %llu, expected %d",
 			      (unsigned long long)hsize, FILE_HEADER_SIZE);
-	attr_size = get64(r->buf + 16);
-	a_off = get64(r->buf + 24);
-	a_size = get64(r->buf + 32);
-	d_off = get64(r->buf + 40);
-	d_size = get64(r->buf + 48);
-	memcpy(feat, r->buf + 72, sizeof(feat));
+	attr_size = hdr[2];
+	a_off = hdr[3];
+	a_size = hdr[4];
+	d_off = hdr[5];
+	d_size = hdr[6];
+	memcpy(feat, &hdr[9], sizeof(feat));
 
 	if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096 || attr_size % 8)
 		return pc_err(r->err, 16, "bad attr size %llu",
@@ -834,89 +1108,122 @@ static int read_file_mode(struct rd *r)
 		feat[0] = 0;
 	}
 
+	attrs = malloc(a_size ? a_size : 1);
+	if (!attrs)
+		return pc_err(r->err, 24, "out of memory");
+	if (in_pread(r, a_off, a_size, attrs)) {
+		free(attrs);
+		return -1;
+	}
 	nr_attrs = a_size / attr_size;
 	for (i = 0; i < nr_attrs; i++) {
-		uint64_t aoff = a_off + i * attr_size;
-		uint64_t ids_off = get64(r->buf + aoff + attr_size - 16);
-		uint64_t ids_size = get64(r->buf + aoff + attr_size - 8);
+		const uint8_t *a = attrs + i * attr_size;
+		uint64_t ids_off = get64(a + attr_size - 16);
+		uint64_t ids_size = get64(a + attr_size - 8);
 
-		if (!in_buf(r, ids_off, ids_size) || ids_size % 8)
-			return pc_err(r->err, aoff + attr_size - 16,
+		if (!in_buf(r, ids_off, ids_size) || ids_size % 8) {
+			free(attrs);
+			return pc_err(r->err, a_off + i * attr_size + attr_size - 16,
 				      "id section [0x%llx, +0x%llx) of attr %llu is outside the file",
 				      (unsigned long long)ids_off,
 				      (unsigned long long)ids_size,
 				      (unsigned long long)i);
-		/* The ids are read in place: they must be aligned for that. */
-		if (((uintptr_t)(r->buf + ids_off)) & 7)
-			return pc_err(r->err, aoff + attr_size - 16,
-				      "id section of attr %llu is not 8-byte aligned",
-				      (unsigned long long)i);
-		if (add_event(r, r->buf + aoff, attr_size - 16,
-			      (const uint64_t *)(r->buf + ids_off), ids_size / 8, aoff))
-			return -1;
+		}
+		total_ids += ids_size / 8;
 	}
-	if (index_events(r, a_off))
+	/* Each id is 8 bytes of the input: more means sections overlap. */
+	if (total_ids > r->len / 8) {
+		free(attrs);
+		return pc_err(r->err, a_off,
+			      "the events' id sections hold %llu ids, more than a file of %zu bytes has room for",
+			      (unsigned long long)total_ids, r->len);
+	}
+	r->file_ids = ids = malloc((total_ids ? total_ids : 1) * sizeof(*ids));
+	if (!ids) {
+		free(attrs);
+		return pc_err(r->err, a_off, "out of memory");
+	}
+	for (ret = 0, i = 0; i < nr_attrs && !ret; i++) {
+		const uint8_t *a = attrs + i * attr_size;
+		uint64_t ids_off = get64(a + attr_size - 16);
+		uint64_t n = get64(a + attr_size - 8) / 8;
+
+		ret = in_pread(r, ids_off, n * 8, ids);
+		if (!ret)
+			ret = add_event(r, a, attr_size - 16, ids, n,
+					a_off + i * attr_size);
+		ids += n;
+	}
+	free(attrs);
+	if (ret || index_events(r, a_off))
 		return -1;
 	ret = call_attrs(r, 0, a_off);
 	if (ret)
 		return ret;
 
-	ret = walk(r, d_off, d_size, false);
-	if (ret)
-		return ret;
+	/*
+	 * The feature table follows the data, one section per set bit; as
+	 * perf does, its build ids are read before the data.
+	 */
+	if (r->h->build_id && (feat[0] & (1ULL << FEAT_BUILD_ID))) {
+		uint64_t sec[2];
 
-	/* The feature table follows the data: one section per set bit. */
-	if (!r->h->build_id || !(feat[0] & (1ULL << FEAT_BUILD_ID)))
-		return 0;
-	for (idx = 0, bit = 0; bit < FEAT_BUILD_ID; bit++)
-		idx += !!(feat[0] & (1ULL << bit));
-	ftab = d_off + d_size + idx * 16;
-	if (!in_buf(r, ftab, 16))
-		return pc_err(r->err, ftab, "feature table runs past the end of the file");
-	a_off = get64(r->buf + ftab);
-	a_size = get64(r->buf + ftab + 8);
-	if (!in_buf(r, a_off, a_size))
-		return pc_err(r->err, ftab, "build id section is outside the file");
-	return walk_build_ids(r, a_off, a_size);
+		for (idx = 0, bit = 0; bit < FEAT_BUILD_ID; bit++)
+			idx += !!(feat[0] & (1ULL << bit));
+		ftab = d_off + d_size + idx * 16;
+		if (!in_buf(r, ftab, 16))
+			return pc_err(r->err, ftab, "feature table runs past the end of the file");
+		if (in_pread(r, ftab, sizeof(sec), sec))
+			return -1;
+		if (!in_buf(r, sec[0], sec[1]))
+			return pc_err(r->err, ftab, "build id section is outside the file");
+		ret = walk_build_ids(r, sec[0], sec[1]);
+		if (ret)
+			return ret;
+	}
+	return walk(r, d_off, d_off + d_size, false);
 }
 
-static int read_buffer(const void *buf, size_t len, bool mapped,
-		       const char *warn_name, const struct pc_handlers *h,
-		       void *ctx, struct pc_error *err)
+/* Walk the input of R, which has its bytes or its file set. */
+static int read_input(struct rd *r)
 {
-	struct rd r = {
-		.buf = buf, .len = len, .h = h, .ctx = ctx, .err = err,
-		.id_pos = -1, .mapped = mapped, .page = sysconf(_SC_PAGESIZE),
-		.warn_name = warn_name,
-	};
-	uint64_t magic;
+	uint64_t magic[2];
 	int ret;
 
-	if (len < PIPE_HEADER_SIZE)
-		return pc_err(err, len, "truncated file header (%zu bytes)", len);
-	magic = get64(buf);
-	if (magic == PC_MAGIC_SWAPPED)
-		return pc_err(err, 0, "big-endian perf.data is not supported");
-	if (magic != PC_MAGIC)
-		return pc_err(err, 0, "not a perf.data file (bad magic)");
-	r.scratch = aligned_alloc(8, 65536);
-	if (!r.scratch)
-		return pc_err(err, 0, "out of memory");
-	ret = get64(r.buf + 8) == PIPE_HEADER_SIZE ? read_pipe(&r)
-						   : read_file_mode(&r);
-	if (!ret && h->end)
-		ret = h->end(ctx);
-	free(r.scratch);
-	free(r.evs);
-	free(r.ids);
-	free(r.pipe_ids);
+	r->id_pos = -1;
+	if (r->len < PIPE_HEADER_SIZE)
+		return pc_err(r->err, r->len, "truncated file header (%zu bytes)", r->len);
+	if (in_pread(r, 0, sizeof(magic), magic))
+		return -1;
+	if (magic[0] == PC_MAGIC_SWAPPED)
+		return pc_err(r->err, 0, "big-endian perf.data is not supported");
+	if (magic[0] != PC_MAGIC)
+		return pc_err(r->err, 0, "not a perf.data file (bad magic)");
+	r->scratch = aligned_alloc(8, 65536);
+	if (!r->scratch)
+		return pc_err(r->err, 0, "out of memory");
+	ret = magic[1] == PIPE_HEADER_SIZE ? read_pipe(r) : read_file_mode(r);
+	if (!ret && r->h->end)
+		ret = r->h->end(r->ctx);
+	free(r->scratch);
+	free(r->evs);
+	free(r->ids);
+	free(r->pipe_ids);
+	free(r->file_ids);
+	free(r->wait);
+	free(r->win);
 	return ret;
 }
 
 int pc_read_buffer(const void *buf, size_t len, const struct pc_handlers *h,
 		   void *ctx, struct pc_error *err)
 {
-	return read_buffer(buf, len, false, "<buffer>", h, ctx, err);
+	struct rd r = {
+		.mem = buf, .fd = -1, .len = len, .h = h, .ctx = ctx, .err = err,
+		.warn_name = "<buffer>",
+	};
+
+	return read_input(&r);
 }
 
 /* Read all of FD (a pipe or stdin) into memory. */
@@ -957,56 +1264,16 @@ static int slurp(int fd, uint8_t **out, size_t *len)
 }
 
 /*
- * A mapped file that another process truncates meanwhile raises SIGBUS
- * at the first access past its new end: the read ends with an error
- * instead of the process.
+ * Walk FILE once per handler set: a regular file through a window (its
+ * size as it was when opened: a file that shrinks meanwhile is an
+ * error), anything else read into memory once.
  */
-static sigjmp_buf shrunk_jmp;
-static volatile sig_atomic_t in_mapped_read;
-
-static void on_sigbus(int sig)
-{
-	if (in_mapped_read)
-		siglongjmp(shrunk_jmp, 1);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static int read_mapped(const uint8_t *buf, size_t len, const char *file,
-		       unsigned int n, const struct pc_handlers *const *h,
-		       void *const *ctx, struct pc_error *err)
-{
-	struct sigaction sa = { .sa_handler = on_sigbus }, old;
-	volatile unsigned int i;
-	int ret = 0;
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, &old);
-	if (sigsetjmp(shrunk_jmp, 1)) {
-		in_mapped_read = 0;
-		sigaction(SIGBUS, &old, NULL);
-		return pc_err(err, 0, "the file shrank below its %zu bytes while it was read (pass %u)",
-			      len, i + 1);
-	}
-	in_mapped_read = 1;
-	for (i = 0; i < n && !ret; i++) {
-		madvise((void *)buf, len, MADV_SEQUENTIAL);
-		madvise((void *)buf, len, MADV_WILLNEED);
-		ret = read_buffer(buf, len, true, i ? NULL : file, h[i], ctx[i],
-				  err);
-	}
-	in_mapped_read = 0;
-	sigaction(SIGBUS, &old, NULL);
-	return ret;
-}
-
-/* Walk FILE once per handler set: the file is mapped or read only once. */
 int pc_read_file_passes(const char *file, unsigned int n,
 			const struct pc_handlers *const *h, void *const *ctx,
 			struct pc_error *err)
 {
 	struct stat st;
-	uint8_t *buf;
+	uint8_t *buf = NULL;
 	size_t len;
 	unsigned int i;
 	int fd, ret = 0;
@@ -1024,24 +1291,21 @@ int pc_read_file_passes(const char *file, unsigned int n,
 			ret = pc_err(err, 0, "empty file");
 			goto out;
 		}
-		buf = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (buf == MAP_FAILED) {
-			ret = pc_err(err, 0, "cannot map: %s", strerror(errno));
-			goto out;
-		}
-		ret = read_mapped(buf, len, file, n, h, ctx, err);
-		munmap(buf, len);
-	} else {
-		if (slurp(fd, &buf, &len) < 0) {
-			ret = pc_err(err, 0, "cannot read: %s", strerror(errno));
-			goto out;
-		}
-		for (i = 0; i < n && !ret; i++)
-			ret = read_buffer(buf, len, false,
-					  i ? NULL : strcmp(file, "-") ? file : "<stdin>",
-					  h[i], ctx[i], err);
-		free(buf);
+		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	} else if (slurp(fd, &buf, &len) < 0) {
+		ret = pc_err(err, 0, "cannot read: %s", strerror(errno));
+		goto out;
 	}
+	for (i = 0; i < n && !ret; i++) {
+		struct rd r = {
+			.mem = buf, .fd = buf ? -1 : fd, .len = len,
+			.h = h[i], .ctx = ctx[i], .err = err,
+			.warn_name = i ? NULL : strcmp(file, "-") ? file : "<stdin>",
+		};
+
+		ret = read_input(&r);
+	}
+	free(buf);
 out:
 	if (fd > 0)
 		close(fd);

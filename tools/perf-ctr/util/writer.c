@@ -303,6 +303,11 @@ int pc_writer_comm(struct pc_writer *w, const struct pc_comm *c)
 	return emit(w, PERF_RECORD_COMM, 0, p - w->buf);
 }
 
+int pc_writer_round(struct pc_writer *w)
+{
+	return emit(w, PC_RECORD_FINISHED_ROUND, 0, 1);
+}
+
 int pc_writer_build_id(struct pc_writer *w, const struct pc_mmap *m)
 {
 	struct w_bid *nb = realloc(w->bids, (w->nr_bids + 1) * sizeof(*nb));

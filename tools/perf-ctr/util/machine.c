@@ -52,10 +52,18 @@ struct pc_name {
 	const char *comm;	/* in the machine's string pool, or NULL */
 };
 
+/*
+ * A process. Its live maps are the ones in use from their start on; a
+ * map that a newer mapping, an exec or a new process with its pid ended
+ * is retired to DEAD, where only a sample older than that end looks.
+ */
 struct pc_proc {
 	uint32_t pid;
-	struct pc_map *maps;	/* in the order they were made */
+	struct pc_map *maps;	/* live */
 	size_t nr, cap;
+	struct pc_map *dead;	/* retired */
+	size_t nr_dead, cap_dead;
+	uint64_t changed;	/* the time of the latest change to them */
 	struct pc_name *names;	/* in time order */
 	size_t nr_names, cap_names;
 };
@@ -83,6 +91,7 @@ void pc_machine_free(struct pc_machine *mc)
 	}
 	for (i = 0; i < mc->nr_procs; i++) {
 		free(mc->procs[i].maps);
+		free(mc->procs[i].dead);
 		free(mc->procs[i].names);
 	}
 	while (mc->strings) {
@@ -201,6 +210,21 @@ static struct pc_map *map_add(struct pc_proc *p)
 		return NULL;
 	p->maps = v;
 	return &p->maps[p->nr++];
+}
+
+/* Retire live map I of P at time T (the last live map takes its place). */
+static int map_retire(struct pc_proc *p, size_t i, uint64_t t)
+{
+	struct pc_map *v = pc_grow(p->dead, &p->cap_dead, p->nr_dead,
+				   sizeof(*p->dead), 16);
+
+	if (!v)
+		return -1;
+	p->dead = v;
+	v[p->nr_dead] = p->maps[i];
+	v[p->nr_dead++].t_end = t;
+	p->maps[i] = p->maps[--p->nr];
+	return 0;
 }
 
 static int name_add(struct pc_proc *p, uint64_t time, uint32_t tid,
@@ -357,14 +381,19 @@ static int cmp_sb(const void *a, const void *b)
 static int maps_cut(struct pc_proc *p, uint64_t start, uint64_t end,
 		    uint64_t t)
 {
-	size_t i, nr = p->nr;
+	size_t i = 0;
 
-	for (i = 0; i < nr; i++) {
+	if (t > p->changed)
+		p->changed = t;
+	while (i < p->nr) {
 		struct pc_map old = p->maps[i], *m;
 
-		if (old.t_end != UINT64_MAX || old.end <= start || old.start >= end)
+		if (old.end <= start || old.start >= end) {
+			i++;
 			continue;
-		p->maps[i].t_end = t;
+		}
+		if (map_retire(p, i, t))
+			return -1;
 		/* What the new mapping leaves of the old one stays in use. */
 		if (old.start < start) {
 			m = map_add(p);
@@ -389,11 +418,14 @@ static int maps_cut(struct pc_proc *p, uint64_t start, uint64_t end,
 
 static int apply(struct pc_machine *mc, const struct pc_sb *e)
 {
-	struct pc_proc *p = proc_get(mc, e->pid), *parent;
+	struct pc_proc *p, *parent;
 	const char *comm;
 	struct pc_map *m;
 	size_t i, nr;
 
+	/* Every map pointer and region kept is stale now. */
+	mc->gen++;
+	p = proc_get(mc, e->pid);
 	if (!p)
 		return -1;
 	switch (e->kind) {
@@ -430,8 +462,6 @@ static int apply(struct pc_machine *mc, const struct pc_sb *e)
 			return 0;
 		nr = parent->nr;
 		for (i = 0; i < nr; i++) {
-			if (parent->maps[i].t_end != UINT64_MAX)
-				continue;
 			m = map_add(p);
 			if (!m)
 				return -1;
@@ -488,10 +518,15 @@ size_t pc_machine_count_maps(const struct pc_machine *mc,
 {
 	size_t i, j, n = 0;
 
-	for (i = 0; i < mc->nr_procs; i++)
-		for (j = 0; j < mc->procs[i].nr; j++)
-			n += mc->procs[i].maps[j].dso == dso &&
-			     mc->procs[i].maps[j].t_begin != mc->procs[i].maps[j].t_end;
+	for (i = 0; i < mc->nr_procs; i++) {
+		const struct pc_proc *p = &mc->procs[i];
+
+		for (j = 0; j < p->nr; j++)
+			n += p->maps[j].dso == dso;
+		for (j = 0; j < p->nr_dead; j++)
+			n += p->dead[j].dso == dso &&
+			     p->dead[j].t_begin != p->dead[j].t_end;
+	}
 	return n;
 }
 
@@ -501,45 +536,125 @@ static inline bool covers(const struct pc_map *m, uint64_t time, uint64_t addr)
 	       time >= m->t_begin && time < m->t_end;
 }
 
-/* The newest map of P in use at TIME that holds ADDR. */
+/*
+ * The map of P in use at TIME that holds ADDR: at most one is. From the
+ * time of its latest change on, only live maps are in use.
+ */
 static const struct pc_map *proc_lookup(const struct pc_proc *p,
 					uint64_t time, uint64_t addr)
 {
 	size_t i;
 
-	for (i = p->nr; i-- > 0;)
+	for (i = 0; i < p->nr; i++)
 		if (covers(&p->maps[i], time, addr))
 			return &p->maps[i];
+	if (time >= p->changed)
+		return NULL;
+	for (i = 0; i < p->nr_dead; i++)
+		if (covers(&p->dead[i], time, addr))
+			return &p->dead[i];
+	return NULL;
+}
+
+/*
+ * The gap around ADDR between the live maps of P, into [*LO, *HI):
+ * where, from P's latest change on, no map of P is.
+ */
+static void live_gap(const struct pc_proc *p, uint64_t addr, uint64_t *lo,
+		     uint64_t *hi)
+{
+	size_t i;
+
+	for (i = 0; p && i < p->nr; i++) {
+		if (p->maps[i].end <= addr && p->maps[i].end > *lo)
+			*lo = p->maps[i].end;
+		if (p->maps[i].start > addr && p->maps[i].start < *hi)
+			*hi = p->maps[i].start;
+	}
+}
+
+/* What the lookups of the region hold. */
+static void region_set(struct pc_region *r, const struct pc_machine *mc,
+		       uint32_t pid, const struct pc_map *m, uint64_t lo,
+		       uint64_t hi, uint64_t t_lo, uint64_t t_hi)
+{
+	r->map = m;
+	r->pid = pid;
+	r->gen = mc->gen;
+	r->lo = lo;
+	r->hi = hi;
+	r->t_lo = t_lo;
+	r->t_hi = t_hi;
+}
+
+const struct pc_map *pc_machine_region(struct pc_machine *mc, uint32_t pid,
+				       uint64_t time, uint64_t addr,
+				       struct pc_region *r)
+{
+	const struct pc_proc *p = NULL, *k = NULL;
+	const struct pc_map *m = NULL;
+	uint64_t lo = 0, hi = UINT64_MAX, since;
+	size_t i;
+
+	if (pc_region_has(&mc->hit, mc, pid, time, addr)) {
+		*r = mc->hit;
+		return r->map;
+	}
+	if (pc_region_has(&mc->miss, mc, pid, time, addr)) {
+		*r = mc->miss;
+		return NULL;
+	}
+	/* Only this address, unless more is known below. */
+	region_set(r, mc, pid, NULL, addr, addr + 1, time, time + 1);
+	if (pid == PC_PID_ANY) {
+		for (i = 0; i < mc->nr_procs && !m; i++)
+			m = proc_lookup(&mc->procs[i], time, addr);
+		r->map = m;
+		return m;
+	}
+	p = proc_find(mc, pid);
+	if (p)
+		m = proc_lookup(p, time, addr);
+	if (m) {
+		/* At most one map of a process holds an address at a time. */
+		region_set(r, mc, pid, m, m->start, m->end, m->t_begin, m->t_end);
+		mc->hit = *r;
+		return m;
+	}
+	k = pid != PC_PID_KERNEL ? proc_find(mc, PC_PID_KERNEL) : NULL;
+	if (k)
+		m = proc_lookup(k, time, addr);
+	/* From P's latest change on, its live maps are all it has. */
+	if (p && time < p->changed) {
+		r->map = m;
+		return m;
+	}
+	since = p ? p->changed : 0;
+	live_gap(p, addr, &lo, &hi);
+	if (m) {
+		/* The kernel's, where the process has none of its own. */
+		region_set(r, mc, pid, m, m->start > lo ? m->start : lo,
+			   m->end < hi ? m->end : hi,
+			   m->t_begin > since ? m->t_begin : since, m->t_end);
+		mc->hit = *r;
+		return m;
+	}
+	if (k && time < k->changed)
+		return NULL;
+	live_gap(k, addr, &lo, &hi);
+	if (k && k->changed > since)
+		since = k->changed;
+	region_set(r, mc, pid, NULL, lo, hi, since, UINT64_MAX);
+	mc->miss = *r;
 	return NULL;
 }
 
 const struct pc_map *pc_machine_find(struct pc_machine *mc, uint32_t pid,
 				     uint64_t time, uint64_t addr)
 {
-	const struct pc_map *m = mc->last;
-	const struct pc_proc *p;
-	size_t i;
+	struct pc_region r;
 
-	if (m && (m->pid == pid || m->pid == PC_PID_KERNEL || pid == PC_PID_ANY) &&
-	    covers(m, time, addr))
-		return m;
-	m = NULL;
-	if (pid == PC_PID_ANY) {
-		for (i = 0; i < mc->nr_procs && !m; i++)
-			m = proc_lookup(&mc->procs[i], time, addr);
-	} else {
-		p = proc_find(mc, pid);
-		if (p)
-			m = proc_lookup(p, time, addr);
-		if (!m && pid != PC_PID_KERNEL) {
-			p = proc_find(mc, PC_PID_KERNEL);
-			if (p)
-				m = proc_lookup(p, time, addr);
-		}
-	}
-	if (m)
-		mc->last = m;
-	return m;
+	return pc_machine_region(mc, pid, time, addr, &r);
 }
 
 const char *pc_machine_comm_at(struct pc_machine *mc, uint32_t pid,

@@ -37,6 +37,17 @@ struct pc_map {
 struct pc_proc;
 struct pc_strings;
 
+/*
+ * A region of a process's addresses and times that one lookup answers
+ * for all: every address of [LO, HI) at every time of [T_LO, T_HI) is
+ * in MAP (NULL: in none), while the machine's GEN stays what it was.
+ */
+struct pc_region {
+	uint64_t lo, hi, t_lo, t_hi, gen;
+	uint32_t pid;
+	const struct pc_map *map;
+};
+
 /* A build id of the header's HEADER_BUILD_ID feature. */
 struct pc_fbid {
 	struct pc_fbid *next;
@@ -55,7 +66,8 @@ struct pc_machine {
 	uint64_t sb_seq, applied;
 	bool sorted;
 	struct pc_fbid *fbids;
-	const struct pc_map *last;	/* of the last lookup */
+	struct pc_region hit, miss;	/* of the last lookups that found one, none */
+	uint64_t gen;			/* side-band records applied */
 	struct pc_strings *strings;	/* the threads' names */
 	const char *last_string;
 	uint64_t nr_mmaps, nr_forks, nr_execs;	/* records read so far */
@@ -96,6 +108,19 @@ size_t pc_machine_count_maps(const struct pc_machine *mc,
 /* The mapping of ADDR in process PID at TIME, or NULL. */
 const struct pc_map *pc_machine_find(struct pc_machine *mc, uint32_t pid,
 				     uint64_t time, uint64_t addr);
+/* The same, and in *R the region around it that has the same answer. */
+const struct pc_map *pc_machine_region(struct pc_machine *mc, uint32_t pid,
+				       uint64_t time, uint64_t addr,
+				       struct pc_region *r);
+
+/* Does R answer for ADDR of PID at TIME? */
+static inline bool pc_region_has(const struct pc_region *r,
+				 const struct pc_machine *mc, uint32_t pid,
+				 uint64_t time, uint64_t addr)
+{
+	return r->gen == mc->gen && r->pid == pid &&
+	       addr - r->lo < r->hi - r->lo && time - r->t_lo < r->t_hi - r->t_lo;
+}
 /*
  * The name (comm) of thread TID of process PID at TIME, or NULL when the
  * recording never named the process.

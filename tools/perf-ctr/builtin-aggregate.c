@@ -33,6 +33,16 @@ enum { MODE_UNDECIDED, MODE_MAPPED, MODE_IDENTITY };
 /* pc_dso.mark: what a file of the recording is to --binary. */
 enum { DSO_UNKNOWN, DSO_BINARY, DSO_OTHER, DSO_OTHER_BUILD };
 
+/*
+ * Addresses and times of the sampled process that relocate alike (a
+ * region of the machine's): into the binary by adding DELTA, or not.
+ */
+struct agg_win {
+	struct pc_region r;
+	bool bin;
+	uint64_t delta;
+};
+
 struct agg_ctx {
 	struct pc_dso *bin;
 	struct afdo_counts counts;
@@ -40,6 +50,7 @@ struct agg_ctx {
 	size_t cap_recs;
 	const char *bin_base;	/* file name part of --binary */
 	struct pc_machine mc;
+	struct agg_win win[2];	/* the binary's last, and another's */
 	int mode;
 	bool decided;		/* the mode of this recording */
 	uint64_t maps_bin;
@@ -121,22 +132,66 @@ static void tally(struct agg_ctx *c)
 /*
  * ADDR of process PID at TIME to a link-time address of the binary: only
  * through a mapping of the binary by that process at that time, and by
- * the binary's own program headers.
+ * the binary's own program headers. The answer holds for the region
+ * around it the machine gives (pc_region), cut to the segment: the next
+ * lookups in it take the window instead.
  */
+static bool reloc_slow(struct agg_ctx *c, uint32_t pid, uint64_t time,
+		       uint64_t addr, uint64_t *out)
+{
+	struct agg_win *w = &c->win[1];
+	const struct pc_seg *seg;
+	const struct pc_map *m;
+	struct pc_region r;
+	uint64_t off, lo, hi;
+
+	m = pc_machine_region(&c->mc, pid, time, addr, &r);
+	if (m && m->dso->mark == DSO_UNKNOWN)
+		m->dso->mark = classify(c, m->dso);
+	if (!m || m->dso->mark != DSO_BINARY) {
+		w->r = r;
+		w->bin = false;
+		return false;
+	}
+	off = addr - m->start + m->pgoff;
+	seg = pc_dso_seg(c->bin, off);
+	if (!seg)
+		return false;
+	/* The segment's part of the region, in file offsets, then addresses. */
+	lo = r.lo - m->start + m->pgoff;
+	hi = r.hi - m->start + m->pgoff;
+	if (lo < seg->offset)
+		lo = seg->offset;
+	if (hi > seg->offset + seg->filesz)
+		hi = seg->offset + seg->filesz;
+	w = &c->win[0];
+	w->r = r;
+	w->r.lo = lo - m->pgoff + m->start;
+	w->r.hi = hi - m->pgoff + m->start;
+	w->bin = true;
+	w->delta = seg->vaddr - seg->offset + m->pgoff - m->start;
+	*out = addr + w->delta;
+	return true;
+}
+
 static inline bool reloc(struct agg_ctx *c, uint32_t pid, uint64_t time,
 			 uint64_t addr, uint64_t *out)
 {
-	struct pc_loc l;
+	unsigned int i;
 
 	if (c->mode == MODE_IDENTITY) {
 		*out = addr;
 		return true;
 	}
-	if (!pc_resolve_map(&c->mc, pid, time, addr, &l))
-		return false;
-	if (l.dso->mark == DSO_UNKNOWN)
-		l.dso->mark = classify(c, l.dso);
-	return l.dso->mark == DSO_BINARY && pc_dso_vaddr(c->bin, l.off, out);
+	for (i = 0; i < 2; i++) {
+		const struct agg_win *w = &c->win[i];
+
+		if (pc_region_has(&w->r, &c->mc, pid, time, addr)) {
+			*out = addr + w->delta;
+			return w->bin;
+		}
+	}
+	return reloc_slow(c, pid, time, addr, out);
 }
 
 /* The recording is read again from its start: forget what it lost. */
@@ -144,6 +199,7 @@ static void on_restart(void *vc)
 {
 	struct agg_ctx *c = vc;
 
+	memset(c->win, 0, sizeof(c->win));
 	c->lost_records = c->lost_before[0];
 	c->lost_samples = c->lost_before[1];
 	c->throttled = c->lost_before[2];
@@ -242,10 +298,18 @@ static bool branch_event(const struct perf_event_attr *attr)
 	       attr->config == PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
 }
 
+/* Does window W relocate every address of [LO, LO + LEN) for PID at TIME? */
+static inline bool win_for(const struct agg_win *w, const struct pc_machine *mc,
+			   uint32_t pid, uint64_t time)
+{
+	return w->bin && w->r.gen == mc->gen && w->r.pid == pid &&
+	       time - w->r.t_lo < w->r.t_hi - w->r.t_lo;
+}
+
 static int on_sample(void *vc, const struct pc_sample *s)
 {
 	struct agg_ctx *c = vc;
-	uint64_t ip = 0, i, time = pc_sample_time(s), w = 1;
+	uint64_t ip = 0, i, time = pc_sample_time(s), w = 1, lo = 0, len = 0, d = 0;
 	uint32_t pid = pc_sample_pid(s);
 	bool ip_mapped;
 	struct afdo_rec *r;
@@ -259,22 +323,37 @@ static int on_sample(void *vc, const struct pc_sample *s)
 		return 0;
 	}
 	ip_mapped = reloc(c, pid, time, s->ip, &ip);
-	r = pc_grow(c->recs, &c->cap_recs, s->nr ? s->nr - 1 : 0, sizeof(*r), 256);
-	if (!r)
-		goto oom;
-	c->recs = r;
 	while (c->cap_recs < s->nr) {
 		r = pc_grow(c->recs, &c->cap_recs, c->cap_recs, sizeof(*r), 256);
 		if (!r)
 			goto oom;
 		c->recs = r;
 	}
+	r = c->recs;
+	/* Most records of a sample lie in one window: no call for them. */
+	if (c->mode == MODE_IDENTITY) {
+		len = UINT64_MAX;
+	} else if (win_for(&c->win[0], &c->mc, pid, time)) {
+		lo = c->win[0].r.lo;
+		len = c->win[0].r.hi - lo;
+		d = c->win[0].delta;
+	}
 	for (i = 0; i < s->nr; i++) {
-		r[i].not_taken = pc_br_not_taken(&s->br[i]);
-		if (r[i].not_taken)
-			continue;
-		r[i].from_mapped = reloc(c, pid, time, s->br[i].from, &r[i].from);
-		r[i].to_mapped = reloc(c, pid, time, s->br[i].to, &r[i].to);
+		const struct perf_branch_entry *e = &s->br[i];
+
+		r[i].not_taken = pc_br_not_taken(e);
+		if (e->from - lo < len) {
+			r[i].from = e->from + d;
+			r[i].from_mapped = true;
+		} else {
+			r[i].from_mapped = reloc(c, pid, time, e->from, &r[i].from);
+		}
+		if (e->to - lo < len) {
+			r[i].to = e->to + d;
+			r[i].to_mapped = true;
+		} else {
+			r[i].to_mapped = reloc(c, pid, time, e->to, &r[i].to);
+		}
 	}
 	if (s->nr && c->window_weight && !branch_event(s->attr)) {
 		w = window_weight(s);
@@ -661,6 +740,7 @@ int cmd_aggregate(int argc, char **argv)
 		pc_machine_init(&c.mc);
 		c.mode = MODE_UNDECIDED;
 		c.decided = false;
+		memset(c.win, 0, sizeof(c.win));
 		c.lost_before[0] = c.lost_records;
 		c.lost_before[1] = c.lost_samples;
 		c.lost_before[2] = c.throttled;

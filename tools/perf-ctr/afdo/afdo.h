@@ -93,7 +93,28 @@ struct afdo_stats {
 	uint64_t weighted;		/* samples weighed by their window */
 };
 
+/*
+ * A record in the context of the next younger one: its ends, and the
+ * source of the younger record (where its fall-through range ends).
+ * Counting these, one lookup a record, gives both its branch and its
+ * range; the tables of branches and ranges are made from them once, at
+ * the end, and so are the checks of each.
+ */
+struct afdo_step {
+	uint64_t from, to, next;	/* 0 where not mapped */
+	uint64_t flags_n;		/* AFDO_STEP_* << 60 | occurrences */
+	uint64_t w;			/* the weights of the occurrences */
+};
+
+#define AFDO_STEP_FROM		1ULL	/* from is the binary's */
+#define AFDO_STEP_TO		2ULL	/* to is */
+#define AFDO_STEP_NEXT		4ULL	/* next is */
+#define AFDO_STEP_HAS_NEXT	8ULL	/* there is a younger record */
+#define AFDO_STEP_SHIFT		60
+
 struct afdo_counts {
+	struct afdo_step *steps;
+	size_t steps_mask, steps_used;
 	struct afdo_map ranges;		/* (begin, end): end = last instruction */
 	struct afdo_map branches;	/* (from, to) */
 	struct afdo_map addrs;		/* (ip, 0) */
@@ -121,8 +142,9 @@ int afdo_counts_sample(struct afdo_counts *c, const struct pc_dso *bin,
 		       bool ip_mapped, uint64_t ip, const struct afdo_rec *r,
 		       size_t nr, uint64_t w);
 /*
- * After the last sample: drop the ranges whose ends lie in two
- * functions. 0, or -1 when out of memory.
+ * After the last sample: the ranges and branches of the records, checked
+ * (the stats count what was dropped), and the ranges whose ends lie in
+ * two functions dropped. 0, or -1 when out of memory.
  */
 int afdo_counts_finish(struct afdo_counts *c, struct pc_dso *bin);
 /* Bytes the tables take. */

@@ -495,18 +495,25 @@ void pc_dso_load(struct pc_dso *d)
 		dso_load(d);
 }
 
-bool pc_dso_vaddr(struct pc_dso *d, uint64_t off, uint64_t *vaddr)
+const struct pc_seg *pc_dso_seg(struct pc_dso *d, uint64_t off)
 {
 	unsigned int i;
 
 	if (!d->loaded)
 		dso_load(d);
 	for (i = 0; i < d->nr_segs; i++)
-		if (off - d->segs[i].offset < d->segs[i].filesz) {
-			*vaddr = off - d->segs[i].offset + d->segs[i].vaddr;
-			return true;
-		}
-	return false;
+		if (off - d->segs[i].offset < d->segs[i].filesz)
+			return &d->segs[i];
+	return NULL;
+}
+
+bool pc_dso_vaddr(struct pc_dso *d, uint64_t off, uint64_t *vaddr)
+{
+	const struct pc_seg *s = pc_dso_seg(d, off);
+
+	if (s)
+		*vaddr = off - s->offset + s->vaddr;
+	return s != NULL;
 }
 
 const struct pc_sym *pc_dso_sym(struct pc_dso *d, uint64_t vaddr)

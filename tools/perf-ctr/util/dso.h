@@ -91,6 +91,8 @@ void pc_dso_free(struct pc_dso *d);
  * is no ELF known here).
  */
 bool pc_dso_vaddr(struct pc_dso *d, uint64_t off, uint64_t *vaddr);
+/* The PT_LOAD segment that holds file offset OFF, or NULL. */
+const struct pc_seg *pc_dso_seg(struct pc_dso *d, uint64_t off);
 const struct pc_sym *pc_dso_sym(struct pc_dso *d, uint64_t vaddr);
 
 /* The executable section holding link-time address ADDR, or NULL. */

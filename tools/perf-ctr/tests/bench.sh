@@ -2,23 +2,39 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make bench-perf-ctr: perf-ctr aggregate against the other ways of
-# turning branch stacks into profiles, on one perf.data of SAMPLES
-# samples of 32-deep stacks (perf-ctr synth over a real riscv64 binary,
-# cached in $CTR_CACHE/perf-ctr-bench), then on the real recordings
-# `make autofdo` made in the guest (bzip2 and lua from Debian's sources,
-# perf record -b, 256-deep stacks) when they are in its cache. Wall time
-# and peak RSS of each, printed as ratios; not a test.
+# turning branch stacks into profiles, each run RUNS times, min and
+# median wall time and the peak RSS of the median run, as ratios of the
+# peers' to perf-ctr's, on:
+#  1. one perf.data of SAMPLES samples of DEPTH-deep stacks (perf-ctr
+#     synth over a real riscv64 binary, with perf record's rounds,
+#     cached in $CTR_CACHE/perf-ctr-bench): every format against perf
+#     script, llvm-profgen --perfdata and create_gcov;
+#  2. the real recordings `make autofdo` made in the guest (bzip2 and
+#     lua, perf record -b, 256-deep stacks) when they are in its cache:
+#     every format against perf-ctr script + llvm-profgen --perfscript;
+#  3. a system-wide recording of FLEET_MB (default 1024) MB made of those
+#     real recordings (tests/mk-fleet.py: each a process of its own, one
+#     after another), or of synthetic ones of several programs when
+#     there are none (said so): every format for one program against
+#     the same peers, and the counts checked against that program's own
+#     recordings times their copies.
+# The profiles are compared with the peers' where they write the same
+# format. Not a test: it prints numbers.
 #
-#   SAMPLES=1000000 DEPTH=32 RUNS=5 tools/perf-ctr/tests/bench.sh
+#   SAMPLES=1000000 DEPTH=32 RUNS=3 FLEET_MB=1024 tools/perf-ctr/tests/bench.sh
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
 . "$top/scripts/lib.sh"
 SAMPLES=${SAMPLES:-1000000}
 DEPTH=${DEPTH:-32}
+RUNS=${RUNS:-3}
+FLEET_MB=${FLEET_MB:-1024}
 PC=${PERF_CTR:-$top/out/perf-ctr/perf-ctr}
 dir=$CTR_CACHE/perf-ctr-bench
 TIME=/usr/bin/time
+FORMATS="autofdo-text llvm-unsym llvm-text gcov lines"
+profgen=/usr/lib/llvm-19/bin/llvm-profgen
 
 make -s -C "$top/tools/perf-ctr" -j2 >&2 || die "perf-ctr does not build"
 [ -x $TIME ] || die "no $TIME: apt-get install time (scripts/setup-afdo.sh)"
@@ -26,7 +42,53 @@ command -v "${CROSS}gcc" >/dev/null || die "no ${CROSS}gcc: scripts/setup.sh hos
 mkdir -p "$dir"
 cd "$dir" || exit 1
 
-data=bench-$SAMPLES-$DEPTH.data
+# run NAME CMD...: wall microseconds and peak RSS (KiB) into NAME.*
+run() {
+	local name=$1; shift
+	local t0 t1
+	t0=$(date +%s%N)
+	$TIME -f %M -o "$name.rss" "$@" >"$name.out" 2>"$name.err"
+	echo $? >"$name.rc"
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000)) >"$name.us"
+}
+# runs NAME CMD...: RUNS runs into NAME.1.* .. NAME.$RUNS.*
+runs() {
+	local name=$1 i; shift
+	for i in $(seq "$RUNS"); do run "$name.$i" "$@"; done
+}
+ok() { [ "$(cat "$1.1.rc")" = 0 ]; }
+# tm NAME: "min median" seconds; rss NAME: the median run's peak RSS
+tm() {
+	for i in $(seq "$RUNS"); do cat "$1.$i.us"; done | sort -n |
+		awk '{ v[NR] = $1 } END { printf "%.3f %.3f", v[1] / 1e6, v[int((NR + 1) / 2)] / 1e6 }'
+}
+rss() {
+	for i in $(seq "$RUNS"); do echo "$(cat "$1.$i.us") $(cat "$1.$i.rss")"; done |
+		sort -n | awk '{ v[NR] = $2 } END { print v[int((NR + 1) / 2)] }'
+}
+# ratio PEER OURS: the peer's min over ours, its median over ours
+ratio() {
+	awk -v a="$(tm "$1")" -v b="$(tm "$2")" 'BEGIN {
+		split(a, p, " "); split(b, q, " ")
+		printf "%.1fx / %.1fx", p[1] / q[1], p[2] / q[2] }'
+}
+# sum PEER1 PEER2 OURS: (peer1 + peer2) over ours, min and median
+sum_ratio() {
+	awk -v a="$(tm "$1")" -v b="$(tm "$2")" -v c="$(tm "$3")" 'BEGIN {
+		split(a, p, " "); split(b, q, " "); split(c, r, " ")
+		printf "%.1fx / %.1fx", (p[1] + q[1]) / r[1], (p[2] + q[2]) / r[2] }'
+}
+line() {	# LABEL NAME [EXTRA]
+	printf '  %-40s %7s / %7s s %9s KiB %s\n' "$1" $(tm "$2") "$(rss "$2")" "${3:-}"
+}
+# The LLVM profiles of perf-ctr and of llvm-profgen: how many lines differ.
+llvm_diff() {
+	printf '%s of %s lines differ' "$(diff "$1" "$2" | grep -c '^[<>]')" "$(wc -l <"$2")"
+}
+
+# --- 1. synthetic ---------------------------------------------------------------
+data=bench-$SAMPLES-$DEPTH-rounds.data
 if [ ! -s prog ] || [ "$here/afdo/prog.c" -nt prog ]; then
 	"${CROSS}gcc" -O2 -g -o prog "$here/afdo/prog.c" || die "cross build"
 	rm -f bench-*.data
@@ -40,58 +102,37 @@ fi
 records=$((SAMPLES * DEPTH))
 cat "$data" >/dev/null		# every contender starts from the page cache
 
-# run NAME CMD...: wall seconds (ns clock) and peak RSS (KiB) into NAME.*
-run() {
-	local name=$1; shift
-	local t0 t1
-	t0=$(date +%s%N)
-	$TIME -f %M -o "$name.rss" "$@" >"$name.out" 2>"$name.err"
-	echo $? >"$name.rc"
-	t1=$(date +%s%N)
-	echo $(((t1 - t0) / 1000)) >"$name.us"
-}
-ok() { [ "$(cat "$1.rc")" = 0 ]; }
-secs() { awk -v u="$(cat "$1.us")" 'BEGIN { printf "%.3f", u / 1e6 }'; }
-ratio() { awk -v a="$(cat "$1")" -v b="$(cat "$2")" 'BEGIN { printf "%.1f", a / b }'; }
+printf '\nperf-ctr aggregate, %s samples x %s records = %s records (%s MB perf.data), %s runs, min / median:\n' \
+	"$SAMPLES" "$DEPTH" "$records" "$(($(stat -c %s "$data") / 1000000))" "$RUNS"
+for f in $FORMATS; do
+	runs "s-$f" "$PC" aggregate -i "$data" --binary prog -f "$f" -o "s-$f.prof"
+	ok "s-$f" || { cat "s-$f.1.err" >&2; die "perf-ctr aggregate -f $f failed"; }
+	line "perf-ctr aggregate -f $f" "s-$f" "$(tm "s-$f" |
+		awk -v r=$records '{ printf "%.0f / %.0f M records/s", r / $1 / 1e6, r / $2 / 1e6 }')"
+done
+"$PC" aggregate -v -i "$data" --binary prog -o /dev/null 2>&1 | sed -n 's/^  memory: /  of the peak RSS: /p'
 
-run agg "$PC" aggregate -v -i "$data" --binary prog -f autofdo-text -o agg.txt
-ok agg || { cat agg.err >&2; die "perf-ctr aggregate failed"; }
-run aggl "$PC" aggregate -i "$data" --binary prog -f llvm-text -o aggl.prof
-anon=$(sed -n 's/.*KiB of tables, \([0-9]*\) KiB anonymous.*/\1/p' agg.err)
-
-printf '\nperf-ctr aggregate, %s samples x %s records = %s records (%s MB perf.data)\n' \
-	"$SAMPLES" "$DEPTH" "$records" "$(($(stat -c %s "$data") / 1000000))"
-printf '  %-34s %8s s %9s KiB peak RSS\n' "perf-ctr aggregate (autofdo-text)" "$(secs agg)" "$(cat agg.rss)"
-printf '  %-34s %8s s %9s KiB peak RSS\n' "perf-ctr aggregate (llvm-text)" "$(secs aggl)" "$(cat aggl.rss)"
-awk -v r=$records -v u="$(cat agg.us)" 'BEGIN { printf "  %.1f M records/s (goal: 20)\n", r / u }'
-printf '  of the peak RSS, anonymous memory (the tables): %s KiB; the rest is code and the input window\n' "${anon:-?}"
-
-echo
 if command -v perf >/dev/null; then
-	run ps perf script -F ip,brstack -i "$data"
+	runs ps perf script -F ip,brstack -i "$data"
 	if ok ps; then
-		printf '  %-34s %8s s %9s KiB  -> aggregate is %sx faster (goal: 5x), %sx less RSS\n' \
-			"perf script -F ip,brstack ($(perf version | cut -d' ' -f3))" "$(secs ps)" \
-			"$(cat ps.rss)" "$(ratio ps.us agg.us)" "$(ratio ps.rss agg.rss)"
+		line "perf script -F ip,brstack ($(perf version | cut -d' ' -f3))" ps \
+			"-> $(ratio ps s-autofdo-text) the time of -f autofdo-text"
 	else
-		echo "  perf script failed: $(head -1 ps.err)"
+		echo "  perf script failed: $(head -1 ps.1.err)"
 	fi
 else
 	echo "  perf script: no host perf"
 fi
-
-profgen=/usr/lib/llvm-19/bin/llvm-profgen
 if [ -x "$ROOT$profgen" ] && command -v perf >/dev/null; then
 	# llvm-profgen --perfdata runs the host perf script itself.
-	run pg "${ROOT_LOADER[@]}" "$ROOT$profgen" --perfdata="$data" \
+	runs pg "${ROOT_LOADER[@]}" "$ROOT$profgen" --perfdata="$data" \
 		--binary=prog --output=pg.prof
 	if ok pg; then
-		printf '  %-34s %8s s %9s KiB  -> aggregate (llvm-text) is %sx faster, %sx less RSS\n' \
-			"llvm-profgen 19 --perfdata" "$(secs pg)" "$(cat pg.rss)" \
-			"$(ratio pg.us aggl.us)" "$(ratio pg.rss aggl.rss)"
-		echo "    (its RSS is its own; the perf script it runs is measured above)"
+		line "llvm-profgen 19 --perfdata" pg \
+			"-> $(ratio pg s-llvm-text) the time of -f llvm-text"
+		echo "    LLVM profile against llvm-profgen's: $(llvm_diff s-llvm-text.prof pg.prof)"
 	else
-		echo "  llvm-profgen --perfdata failed: $(grep -m1 -i error pg.err)"
+		echo "  llvm-profgen --perfdata failed: $(grep -m1 -i error pg.1.err)"
 	fi
 else
 	echo "  llvm-profgen: no LLVM 19 in $ROOT (scripts/setup-afdo.sh) or no host perf"
@@ -100,77 +141,136 @@ fi
 # create_gcov (quipper) reads no PERF_SAMPLE_BRANCH_HW_INDEX and takes
 # about 7 KB and 0.4 ms per 32-deep sample: it gets its own, smaller file.
 CG_SAMPLES=${CG_SAMPLES:-100000}
-cg=bench-$CG_SAMPLES-$DEPTH-nohwidx.data
+cg=bench-$CG_SAMPLES-$DEPTH-nohwidx-rounds.data
 if command -v create_gcov >/dev/null; then
 	[ -s "$cg" ] || "$PC" synth -o "$cg" --samples "$CG_SAMPLES" --depth "$DEPTH" \
 		--binary prog --seed 1 --no-hw-idx >&2
 	cat "$cg" >/dev/null
-	run agg2 "$PC" aggregate -i "$cg" --binary prog -f autofdo-text -o agg2.txt
-	run cgp create_gcov --binary=prog --profile="$cg" --gcov=cgp.afdo
-	if ok cgp && ok agg2; then
+	runs cg-agg "$PC" aggregate -i "$cg" --binary prog -f gcov -o cg-agg.afdo
+	runs cgp create_gcov --binary=prog --profile="$cg" --gcov=cgp.afdo
+	if ok cgp && ok cg-agg; then
 		printf '\n  on %s samples without hw_idx (what create_gcov 0.19 reads):\n' "$CG_SAMPLES"
-		printf '  %-34s %8s s %9s KiB\n' "perf-ctr aggregate" "$(secs agg2)" "$(cat agg2.rss)"
-		printf '  %-34s %8s s %9s KiB  -> aggregate is %sx faster, %sx less RSS (goal: 10x)\n' \
-			"create_gcov (perf.data)" "$(secs cgp)" "$(cat cgp.rss)" \
-			"$(ratio cgp.us agg2.us)" "$(ratio cgp.rss agg2.rss)"
+		line "perf-ctr aggregate -f gcov" cg-agg
+		line "create_gcov (perf.data)" cgp "-> $(ratio cgp cg-agg) the time"
 	else
-		echo "  create_gcov failed on $cg: $(grep -m1 -i error cgp.err)"
+		echo "  create_gcov failed on $cg: $(grep -m1 -i error cgp.1.err)"
 	fi
 else
 	echo "  create_gcov: not installed (apt-get install autofdo)"
 fi
 
-# --- real recordings ------------------------------------------------------------
-# make autofdo's recordings of bzip2 and lua (GCC and clang builds): RUNS
-# runs of each tool, min and median. The host perf (bookworm, 6.1) cannot
-# read the guest perf's files; llvm-profgen reads perf-ctr script's text
-# (the same format perf script -F ip,brstack prints). The LLVM profiles
-# of both are compared: identical lines, and how many differ.
-RUNS=${RUNS:-5}
+# --- 2. real recordings ---------------------------------------------------------
+# make autofdo's recordings of bzip2 and lua (GCC and clang builds). The
+# host perf (bookworm, 6.1) cannot read the guest perf's files;
+# llvm-profgen reads perf-ctr script's text (the format of perf script
+# -F ip,brstack).
 afdo=$CTR_CACHE/autofdo
-stats() {	# NAME: "min median" seconds of NAME.1.us .. NAME.$RUNS.us
-	for i in $(seq "$RUNS"); do cat "$1.$i.us"; done | sort -n |
-		awk '{ v[NR] = $1 } END { printf "%.3f %.3f", v[1] / 1e6, v[int((NR + 1) / 2)] / 1e6 }'
-}
-runs() {	# NAME CMD...: RUNS runs into NAME.i.*
-	local name=$1 i; shift
-	for i in $(seq "$RUNS"); do run "$name.$i" "$@"; done
-}
-found=0
+reals=()
 for rec in "$afdo"/prof/*-50021.data; do
 	[ -s "$rec" ] || continue
 	base=$(basename "$rec" -50021.data)	# bzip2-gcc, lua-clang, ...
 	prog=${base%-*}; cc=${base##*-}
 	bin=$afdo/build/$prog-$cc-base/$prog
 	[ -x "$bin" ] || continue
-	found=1
+	reals+=("$rec:$bin")
 	cat "$rec" >/dev/null
 	n=$("$PC" aggregate -v -i "$rec" --binary "$bin" -o /dev/null 2>&1 |
 		sed -n 's/^perf-ctr aggregate: \([0-9]*\) samples.*, \([0-9]*\) records$/\1 samples, \2 records/p')
-	printf '\n%s (%s, %s MB perf.data, %s), %s runs, min / median seconds:\n' \
+	printf '\n%s (%s, %s MB perf.data, %s), %s runs, min / median:\n' \
 		"$prog" "$cc" "$(($(stat -c %s "$rec") / 1000000))" "$n" "$RUNS"
-	runs r-agg "$PC" aggregate -i "$rec" --binary "$bin" -f autofdo-text -o r-agg.txt
-	runs r-gcov "$PC" aggregate -i "$rec" --binary "$bin" -f gcov -o r-agg.afdo
-	runs r-llvm "$PC" aggregate -i "$rec" --binary "$bin" -f llvm-text -o r-agg.prof
-	runs r-script "$PC" script -i "$rec" -F ip,brstack
-	cp r-script.1.out r.script
-	printf '  %-44s %s\n' "perf-ctr aggregate -f autofdo-text" "$(stats r-agg)"
-	printf '  %-44s %s\n' "perf-ctr aggregate -f gcov (DWARF)" "$(stats r-gcov)"
-	printf '  %-44s %s\n' "perf-ctr aggregate -f llvm-text (DWARF)" "$(stats r-llvm)"
-	printf '  %-44s %s\n' "perf-ctr script -F ip,brstack" "$(stats r-script)"
+	for f in $FORMATS; do
+		runs "r-$f" "$PC" aggregate -i "$rec" --binary "$bin" -f "$f" -o "r-$f.prof"
+	done
+	runs r-script "$PC" script -i "$rec" -F ip,brstack -o r.script
 	if [ -x "$ROOT$profgen" ]; then
 		runs r-pg "${ROOT_LOADER[@]}" "$ROOT$profgen" --perfscript=r.script \
 			--binary="$bin" --format=text --output=r-pg.prof
-		printf '  %-44s %s  -> script + profgen take %sx the time of aggregate (llvm-text)\n' \
-			"llvm-profgen 19 --perfscript" "$(stats r-pg)" \
-			"$(awk -v a="$(stats r-script | cut -d' ' -f2)" -v b="$(stats r-pg | cut -d' ' -f2)" \
-				-v c="$(stats r-llvm | cut -d' ' -f2)" 'BEGIN { printf "%.1f", (a + b) / c }')"
+	fi
+	for f in $FORMATS; do
+		if [ -x "$ROOT$profgen" ]; then
+			line "perf-ctr aggregate -f $f" "r-$f" \
+				"-> script + profgen: $(sum_ratio r-script r-pg "r-$f")"
+		else
+			line "perf-ctr aggregate -f $f" "r-$f"
+		fi
+	done
+	line "perf-ctr script -F ip,brstack" r-script
+	if [ -x "$ROOT$profgen" ]; then
+		line "llvm-profgen 19 --perfscript" r-pg
 		"$PC" aggregate -i "$rec" --binary "$bin" -f llvm-unsym -o r.unsym &&
 		"${ROOT_LOADER[@]}" "$ROOT$profgen" --unsymbolized-profile=r.unsym \
 			--binary="$bin" --format=text --output=r-pgu.prof 2>/dev/null
-		printf '  LLVM profile against llvm-profgen'"'"'s from the same ranges: %s of %s lines differ\n' \
-			"$(diff r-agg.prof r-pgu.prof | grep -c '^[<>]')" "$(wc -l <r-pgu.prof)"
+		echo "  LLVM profile against llvm-profgen's from the same ranges: $(llvm_diff r-llvm-text.prof r-pgu.prof)"
 	fi
 done
-[ $found = 1 ] || echo "
+[ ${#reals[@]} -gt 0 ] || echo "
 real recordings: none in $afdo/prof (make autofdo records them)"
+
+# --- 3. a fleet -------------------------------------------------------------------
+# Real recordings, or, without any, synthetic ones of three builds of
+# prog.c (GCC -O2 and -O1, clang -O2; PIE, as the real ones are not).
+fleet_in=()
+if [ ${#reals[@]} -gt 0 ]; then
+	for r in "${reals[@]}"; do fleet_in+=("${r%%:*}"); done
+	kind=real
+	want=${reals[0]#*:}
+	want_in=${reals[0]%%:*}
+else
+	kind="synthetic (no real recordings)"
+	"${CROSS}gcc" -O1 -g -o fleet-o1 "$here/afdo/prog.c" &&
+	clang-14 --target=riscv64-linux-gnu -O2 -g -o fleet-clang "$here/afdo/prog.c" 2>/dev/null ||
+		cp fleet-o1 fleet-clang
+	for b in prog fleet-o1 fleet-clang; do
+		[ -s "fleet-in-$b.data" ] || "$PC" synth -o "fleet-in-$b.data" --samples 20000 \
+			--depth "$DEPTH" --binary "$b" --seed 3 >&2
+		fleet_in+=("fleet-in-$b.data")
+	done
+	want=prog
+	want_in=fleet-in-prog.data
+fi
+fleet=fleet-$FLEET_MB.data
+if [ ! -s "$fleet" ] || [ "$here/mk-fleet.py" -nt "$fleet" ]; then
+	say "writing $fleet from ${fleet_in[*]}"
+	python3 "$here/mk-fleet.py" "$fleet.tmp" "$FLEET_MB" "${fleet_in[@]}" >fleet.copies &&
+		mv "$fleet.tmp" "$fleet" || die "mk-fleet.py failed"
+fi
+cat "$fleet" >/dev/null
+copies=$(awk -v f="$want_in" '$2 == f { print $1 }' fleet.copies)
+printf '\na system-wide recording of %s programs, %s recordings, %s MB, %s; %s of %s copies of %s; %s runs, min / median:\n' \
+	"$(wc -l <fleet.copies)" "$(awk '{ n += $1 } END { print n }' fleet.copies)" \
+	"$(($(stat -c %s "$fleet") / 1000000))" "$kind" "$(basename "$want")" "$copies" \
+	"$(basename "$want_in")" "$RUNS"
+for f in $FORMATS; do
+	runs "f-$f" "$PC" aggregate -i "$fleet" --binary "$want" -f "$f" -o "f-$f.prof"
+done
+runs f-script "$PC" script -i "$fleet" -F ip,brstack -o f.script
+[ -x "$ROOT$profgen" ] && runs f-pg "${ROOT_LOADER[@]}" "$ROOT$profgen" \
+	--perfscript=f.script --binary="$want" --format=text --output=f-pg.prof
+for f in $FORMATS; do
+	if [ -x "$ROOT$profgen" ]; then
+		line "perf-ctr aggregate -f $f" "f-$f" \
+			"-> script + profgen: $(sum_ratio f-script f-pg "f-$f")"
+	else
+		line "perf-ctr aggregate -f $f" "f-$f"
+	fi
+done
+line "perf-ctr script -F ip,brstack" f-script
+[ -x "$ROOT$profgen" ] && line "llvm-profgen 19 --perfscript (all programs' samples)" f-pg
+# The fleet's counts for the program are its own recording's times its copies.
+"$PC" aggregate -i "$want_in" --binary "$want" -o one.txt 2>/dev/null
+python3 - one.txt f-autofdo-text.prof "$copies" <<'PY'
+import sys
+def counts(path):
+    lines = open(path).read().split('\n')
+    out, i = {}, 0
+    while i < len(lines) and lines[i]:
+        n = int(lines[i]); i += 1
+        for l in lines[i:i + n]:
+            k, v = l.rsplit(':', 1)
+            out[k] = int(v)
+        i += n
+    return out
+one, many, k = counts(sys.argv[1]), counts(sys.argv[2]), int(sys.argv[3])
+bad = sum(1 for key in set(one) | set(many) if many.get(key, 0) != k * one.get(key, 0))
+print('  counts against %d x its own recording: %d of %d differ' % (k, bad, len(many)))
+PY

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer harness of the perf.data reader. The callbacks touch every
- * byte the reader hands out (branch entries, callchains, names), so that
- * ASan sees any pointer that leads outside the input.
+ * libFuzzer harness of the perf.data reader, walking in perf's order as
+ * every command does (samples wait for their rounds). The callbacks
+ * touch every byte the reader hands out (branch entries, callchains,
+ * names), so that ASan sees any pointer that leads outside the input.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -54,13 +55,21 @@ static int on_attr(void *ctx, const struct perf_event_attr *a, const uint64_t *i
 	return 0;
 }
 
+/* Samples wait for rounds (FINISHED_ROUND), as every command's walk. */
+static int on_flush(void *ctx, uint64_t upto)
+{
+	(void)ctx;
+	sink += upto;
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pc_handlers h = {
 		.sample = on_sample, .mmap = on_mmap, .comm = on_comm,
-		.attr = on_attr, .build_id = on_mmap,
+		.attr = on_attr, .build_id = on_mmap, .flush = on_flush,
 	};
 	struct pc_error err;
 	/* The reader wants an 8-byte aligned buffer, as mmap gives it. */

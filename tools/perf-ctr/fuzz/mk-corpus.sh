@@ -15,3 +15,18 @@ mkdir -p "$out"
 "$pc" synth -o "$out/file-d0" --samples 1 --depth 0
 python3 "$here/to-pipe.py" "$out/file-d2" "$out/pipe-d2"
 python3 "$here/to-pipe.py" "$out/file-2events" "$out/pipe-2events"
+# perf record's rounds (FINISHED_ROUND), in a file and a pipe; a build id
+# feature (the tool itself is the ELF: one with a build id); a MMAP2 that
+# comes after the rounds said every record up to its time was in.
+"$pc" synth -o "$out/file-rounds" --samples 6 --depth 2 --round 2
+python3 "$here/to-pipe.py" "$out/file-rounds" "$out/pipe-rounds"
+"$pc" synth -o "$out/file-build-id" --samples 2 --depth 2 --binary "$pc"
+python3 - "$here/../tests" "$out/file-late-round" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import machine as m
+m.perf_data(sys.argv[2], [
+    m.mmap2(300, 10, '/opt/beta'), m.sample(300, 30), m.finished_round(),
+    m.sample(300, 40), m.finished_round(), m.finished_round(),
+    m.mmap2(300, 35, '/usr/bin/alpha'), m.sample(300, 50)])
+PY

@@ -13,6 +13,11 @@ attribute samples wrongly when the model is wrong:
   pid-reuse     a new process with a recycled pid loses the old one's maps
   build-id      a mapping under another name but with the binary's build id
                 counts; one with the binary's name and another build id not
+  rounds        time-order with perf record's FINISHED_ROUND records, read
+                in one pass: the sample waits for the round that brings
+                its MMAP2
+  late-round    a MMAP2 that comes after the rounds say every record up
+                to its time is in: it counts from then on, as in perf
 
 and report --folded names each sample's thread by its command at the
 sample's time, whatever the order of the records in the file:
@@ -83,6 +88,10 @@ def sample(pid, time, tid=None):
                struct.pack('<QQQ', FROM, TO, 0))
 
 
+def finished_round():
+    return rec(68, 0, b'')
+
+
 def perf_data(path, records):
     attr = bytearray(112)
     st = S_IP | S_TID | S_TIME | S_BRANCH_STACK
@@ -136,6 +145,12 @@ def main():
                       sample(700, 2),
                       mmap2(800, 1, W, build_id=b'\x11' * 20),
                       sample(800, 2)], (1, 0)),
+        'rounds': ([mmap2(300, 10, S), sample(300, 30), finished_round(),
+                    mmap2(300, 25, W), finished_round(), sample(300, 40),
+                    finished_round()], (2, 0)),
+        'late-round': ([mmap2(300, 10, S), sample(300, 30), finished_round(),
+                        sample(300, 40), finished_round(), finished_round(),
+                        mmap2(300, 35, W), sample(300, 50)], (1, 2)),
     }
     bad = 0
     for name, (records, (want_w, want_s)) in cases.items():

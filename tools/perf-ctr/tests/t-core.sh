@@ -86,6 +86,28 @@ else
 	fail "perf-ctr-pipe-mode"
 fi
 
+# One pass in perf's order (FINISHED_ROUND), or, for a recording without
+# rounds too long to hold its samples back, two passes: the same either
+# way, and the same from a pipe.
+if "$pc" synth -o "$work/rounds.data" --samples 25000 --depth 32 --seed 4 &&
+   "$pc" synth -o "$work/norounds.data" --samples 25000 --depth 32 --seed 4 --round 0 &&
+   [ "$(stat -c %s "$work/norounds.data")" -gt $((16 << 20)) ]; then
+	ok=1
+	for c in "script -F ip,brstacksym" "check" "report --limit 5"; do
+		# shellcheck disable=SC2086
+		"$pc" $c -i "$work/rounds.data" >"$work/r1.txt" 2>&1
+		# shellcheck disable=SC2086
+		"$pc" $c -i "$work/norounds.data" >"$work/r2.txt" 2>&1
+		# shellcheck disable=SC2086
+		"$pc" $c -i - <"$work/norounds.data" >"$work/r3.txt" 2>&1
+		cmp -s "$work/r1.txt" "$work/r2.txt" && cmp -s "$work/r1.txt" "$work/r3.txt" &&
+			[ -s "$work/r1.txt" ] || { echo "$c differs between rounds and none" >&2; ok=0; }
+	done
+	[ $ok = 1 ] && pass "perf-ctr-one-pass-or-two" || fail "perf-ctr-one-pass-or-two"
+else
+	fail "perf-ctr-one-pass-or-two (synth)"
+fi
+
 # --- decode ---
 "$pc" decode <"$here/decode-input.txt" >"$work/decode.txt" &&
 	golden_cmp decode.txt "$work/decode.txt" &&
@@ -164,12 +186,16 @@ else
 fi
 
 # --- malformed inputs: exact message with the offset, exit 1, no crash ---
-python3 "$here/mk-malformed.py" "$src/fuzz/corpus/file-d2" "$work" || fail "perf-ctr-malformed-gen"
+python3 "$here/mk-malformed.py" "$src/fuzz/corpus/file-d2" "$work" \
+	"$src/fuzz/corpus/file-rounds" "$src/fuzz/corpus/file-build-id" ||
+	fail "perf-ctr-malformed-gen"
 : >"$work/malformed.txt"
 bad=0
 for f in trunc-header bad-magic bad-attr-size attrs-beyond-eof \
 	 rec-size-0 rec-beyond-end nr-beyond-record nr-huge \
-	 sample-cut-short ids-beyond-eof; do
+	 sample-cut-short ids-beyond-eof \
+	 feature-table-beyond-eof build-ids-beyond-eof build-id-size-0 \
+	 build-id-name-unterminated round-size-4; do
 	"$pc" script -i "$work/$f" >/dev/null 2>"$work/err"
 	r=$?
 	echo "$f exit=$r $(sed "s|$work/||" "$work/err")" >>"$work/malformed.txt"

@@ -709,7 +709,20 @@ struct walk {
 	struct pc_machine *mc;
 	const struct pc_handlers *h;
 	void *ctx;
+	bool ordered;		/* samples wait for their side-band records */
+	uint64_t limit;		/* the side-band records up to it are in */
 };
+
+/*
+ * A side-band record of time T came: one that is no younger than what
+ * the walk handed out already came late (the recording breaks perf's
+ * rounds) and takes effect at once, as in perf, which processes it when
+ * it comes.
+ */
+static int w_came(struct walk *w, uint64_t t)
+{
+	return w->ordered && t <= w->limit ? pc_machine_flush(w->mc, w->limit) : 0;
+}
 
 static int w_sample(void *ctx, const struct pc_sample *s)
 {
@@ -722,7 +735,7 @@ static int w_mmap(void *ctx, const struct pc_mmap *m)
 {
 	struct walk *w = ctx;
 
-	if (w->mc && pc_machine_mmap(w->mc, m))
+	if (w->mc && (pc_machine_mmap(w->mc, m) || w_came(w, m->time)))
 		return -1;
 	return w->h && w->h->mmap ? w->h->mmap(w->ctx, m) : 0;
 }
@@ -731,7 +744,7 @@ static int w_comm(void *ctx, const struct pc_comm *c)
 {
 	struct walk *w = ctx;
 
-	if (w->mc && pc_machine_comm(w->mc, c))
+	if (w->mc && (pc_machine_comm(w->mc, c) || w_came(w, c->time)))
 		return -1;
 	return w->h && w->h->comm ? w->h->comm(w->ctx, c) : 0;
 }
@@ -740,7 +753,7 @@ static int w_task(void *ctx, const struct pc_task *t)
 {
 	struct walk *w = ctx;
 
-	if (w->mc && pc_machine_task(w->mc, t))
+	if (w->mc && (pc_machine_task(w->mc, t) || w_came(w, t->time)))
 		return -1;
 	return w->h && w->h->task ? w->h->task(w->ctx, t) : 0;
 }
@@ -773,6 +786,7 @@ static int w_flush(void *ctx, uint64_t upto)
 {
 	struct walk *w = ctx;
 
+	w->limit = upto;
 	return pc_machine_flush(w->mc, upto);
 }
 
@@ -796,7 +810,7 @@ int pc_machine_read(struct pc_machine *mc, const char *file,
 		    const struct pc_handlers *h, void *ctx,
 		    struct pc_error *err)
 {
-	struct walk w = { .mc = mc, .h = h, .ctx = ctx };
+	struct walk w = { .mc = mc, .h = h, .ctx = ctx, .ordered = true };
 	struct walk sb_only = { .mc = mc };
 	struct walk cmd_only = { .h = h, .ctx = ctx };
 	const struct pc_handlers one = {

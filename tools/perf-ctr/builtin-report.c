@@ -92,21 +92,19 @@ static bool edge_is(const void *ctx, size_t pos, const void *key)
 static struct edge *table_get(struct edges *t, uint64_t from, uint64_t to,
 			      const void *key)
 {
-	struct edge k = { .from = from, .to = to, .key = key }, *v;
-	uint64_t h = edge_hash(from, to, key);
-	size_t i = pc_index_find(&t->ix, h, edge_is, t->v, &k);
+	struct edge k = { .from = from, .to = to, .key = key };
+	bool added;
+	size_t i = pc_index_get(&t->ix, (void **)&t->v, &t->nr, &t->cap,
+				sizeof(*t->v), edge_hash(from, to, key), edge_is,
+				&k, &added);
 
-	if (i != PC_INDEX_NONE)
-		return &t->v[i];
-	v = pc_grow(t->v, &t->cap, t->nr, sizeof(*t->v), 4096);
-	if (!v)
+	if (i == PC_INDEX_NONE)
 		return NULL;
-	t->v = v;
-	if (pc_index_add(&t->ix, h, t->nr))
-		return NULL;
-	k.seq = t->nr;
-	t->v[t->nr] = k;
-	return &t->v[t->nr++];
+	if (added) {
+		k.seq = i;
+		t->v[i] = k;
+	}
+	return &t->v[i];
 }
 
 static struct edge *edge_get(struct report *r, uint64_t from, uint64_t to,
@@ -146,26 +144,17 @@ static bool fold_is(const void *ctx, size_t pos, const void *key)
 
 static int fold_add(struct report *r, const char *stack)
 {
-	uint64_t h = pc_hash_str(0, stack);
-	size_t i = pc_index_find(&r->fold_ix, h, fold_is, r->fold, stack);
-	struct folded *v;
+	bool added;
+	size_t i = pc_index_get(&r->fold_ix, (void **)&r->fold, &r->nr_fold,
+				&r->cap_fold, sizeof(*r->fold),
+				pc_hash_str(0, stack), fold_is, stack, &added);
 
-	if (i != PC_INDEX_NONE) {
-		r->fold[i].count++;
-		return 0;
-	}
-	v = pc_grow(r->fold, &r->cap_fold, r->nr_fold, sizeof(*r->fold), 1024);
-	if (!v)
+	if (i == PC_INDEX_NONE)
 		return -1;
-	r->fold = v;
-	v = &r->fold[r->nr_fold];
-	v->stack = strdup(stack);
-	if (!v->stack || pc_index_add(&r->fold_ix, h, r->nr_fold)) {
-		free(v->stack);
+	/* out of memory ends the walk: no lookup meets a NULL stack */
+	if (added && !(r->fold[i].stack = strdup(stack)))
 		return -1;
-	}
-	v->count = 1;
-	r->nr_fold++;
+	r->fold[i].count++;
 	return 0;
 }
 
@@ -283,39 +272,27 @@ static int on_sample(void *ctx, const struct pc_sample *s)
 
 static enum sort_key sort_by;
 
-static uint64_t key_of(uint64_t count, uint64_t mispred, uint64_t cyc_sum)
-{
-	return sort_by == S_MISPRED ? mispred : sort_by == S_CYCLES ? cyc_sum : count;
-}
+/* The sort key of an edge or a function, the largest first. */
+#define KEY_OF(x) (sort_by == S_MISPRED ? (x)->mispred :			\
+		   sort_by == S_CYCLES ? (x)->cyc_sum : (x)->count)
 
+/* Ties in address order, then as found. */
 static int cmp_edge(const void *a, const void *b)
 {
 	const struct edge *x = a, *y = b;
-	uint64_t kx = key_of(x->count, x->mispred, x->cyc_sum);
-	uint64_t ky = key_of(y->count, y->mispred, y->cyc_sum);
 
-	if (kx != ky)
-		return kx > ky ? -1 : 1;
-	if (x->from != y->from)
-		return x->from < y->from ? -1 : 1;
-	if (x->to != y->to)
-		return x->to < y->to ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return pc_cmp_u64(KEY_OF(y), KEY_OF(x)) ?: pc_cmp_u64(x->from, y->from) ?:
+	       pc_cmp_u64(x->to, y->to) ?: pc_cmp_u64(x->seq, y->seq);
 }
 
+/* Ties by samples, name, then as found. */
 static int cmp_func(const void *a, const void *b)
 {
 	const struct func *x = a, *y = b;
-	uint64_t kx = key_of(x->count, x->mispred, x->cyc_sum);
-	uint64_t ky = key_of(y->count, y->mispred, y->cyc_sum);
 
-	if (kx != ky)
-		return kx > ky ? -1 : 1;
-	if (x->samples != y->samples)
-		return x->samples > y->samples ? -1 : 1;
-	if (strcmp(x->name, y->name))
-		return strcmp(x->name, y->name);
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return pc_cmp_u64(KEY_OF(y), KEY_OF(x)) ?:
+	       pc_cmp_u64(y->samples, x->samples) ?:
+	       strcmp(x->name, y->name) ?: pc_cmp_u64(x->seq, y->seq);
 }
 
 /* An address as "sym+0xoff", "dso+0xvaddr" or "0xaddr". */
@@ -417,7 +394,7 @@ static bool func_is(const void *ctx, size_t pos, const void *key)
 /* Functions: branch records leaving each, plus the samples in it. */
 static struct func *build_funcs(struct report *r, size_t *nr)
 {
-	struct func *fs = NULL, *v;
+	struct func *fs = NULL;
 	struct pc_index ix = { 0 };
 	size_t n = 0, cap = 0, i;
 	const struct edges *all[2] = { &r->edges, &r->ips };
@@ -430,6 +407,7 @@ static struct func *build_funcs(struct report *r, size_t *nr)
 			uint32_t pid = t ? (uint32_t)e->to : e->pid;
 			struct func_key k;
 			struct pc_loc l;
+			bool added;
 			size_t j;
 
 			if (!e->count)
@@ -447,17 +425,14 @@ static struct func *build_funcs(struct report *r, size_t *nr)
 			k.dso = l.map ? l.dso : NULL;
 			h = pc_hash_str(pc_hash_u64(pc_hash_u64(0, k.start),
 						    (uintptr_t)k.dso), k.name);
-			j = pc_index_find(&ix, h, func_is, fs, &k);
+			j = pc_index_get(&ix, (void **)&fs, &n, &cap, sizeof(*fs), h,
+					 func_is, &k, &added);
 			if (j == PC_INDEX_NONE) {
-				v = pc_grow(fs, &cap, n, sizeof(*fs), 256);
-				if (!v || pc_index_add(&ix, h, n)) {
-					free(v ? v : fs);
-					pc_index_free(&ix);
-					return NULL;
-				}
-				fs = v;
-				j = n++;
-				memset(&fs[j], 0, sizeof(fs[j]));
+				free(fs);
+				pc_index_free(&ix);
+				return NULL;
+			}
+			if (added) {
 				fs[j].name = k.name;
 				fs[j].dso = l.map ? l.dso : NULL;
 				fs[j].start = k.start;

@@ -67,31 +67,25 @@ static uint64_t rnd(struct synth *s)
 static int add_site(struct synth *s, uint64_t pc, uint64_t target, int len,
 		    enum pc_rv_kind k)
 {
-	if (s->nr_sites == s->cap_sites) {
-		size_t cap = s->cap_sites ? s->cap_sites * 2 : 1024;
-		void *p = realloc(s->sites, cap * sizeof(*s->sites));
+	struct site *v = pc_grow(s->sites, &s->cap_sites, s->nr_sites,
+				 sizeof(*v), 1024);
 
-		if (!p)
-			return -1;
-		s->sites = p;
-		s->cap_sites = cap;
-	}
-	s->sites[s->nr_sites++] = (struct site){ pc, target, len, k };
+	if (!v)
+		return -1;
+	s->sites = v;
+	v[s->nr_sites++] = (struct site){ pc, target, len, k };
 	return 0;
 }
 
 static int add_func(struct synth *s, uint64_t start, uint64_t end)
 {
-	if (s->nr_funcs == s->cap_funcs) {
-		size_t cap = s->cap_funcs ? s->cap_funcs * 2 : 256;
-		void *p = realloc(s->funcs, cap * sizeof(*s->funcs));
+	struct func *v = pc_grow(s->funcs, &s->cap_funcs, s->nr_funcs,
+				 sizeof(*v), 256);
 
-		if (!p)
-			return -1;
-		s->funcs = p;
-		s->cap_funcs = cap;
-	}
-	s->funcs[s->nr_funcs++] = (struct func){ start, end };
+	if (!v)
+		return -1;
+	s->funcs = v;
+	v[s->nr_funcs++] = (struct func){ start, end };
 	return 0;
 }
 

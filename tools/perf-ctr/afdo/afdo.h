@@ -26,11 +26,21 @@
 #include "dso.h"
 #include "hash.h"
 
-/* ---- counts keyed by a pair of addresses (b = 0 for single addresses) ---- */
+/*
+ * ---- counts keyed by addresses and flags: one open-addressing table for
+ * ranges (begin, end), branches (from, to), sample addresses (ip) and
+ * steps (below): its size follows the distinct keys, never the records.
+ */
 
 struct afdo_cnt {
-	uint64_t a, b, n;		/* n == 0: empty slot */
+	uint64_t a, b, c;		/* the key's addresses (0 where unused) */
+	uint64_t tag;			/* its flags << 56 | times added; 0: empty */
+	uint64_t n;			/* the sum of what was added */
 };
+
+#define AFDO_TAG_SHIFT		56
+#define AFDO_CNT_HITS(e)	((e)->tag & ((1ULL << AFDO_TAG_SHIFT) - 1))
+#define AFDO_CNT_FLAGS(e)	((e)->tag >> AFDO_TAG_SHIFT)
 
 struct afdo_map {
 	struct afdo_cnt *t;
@@ -42,42 +52,44 @@ int afdo_map_init(struct afdo_map *m, size_t cap);
 void afdo_map_free(struct afdo_map *m);
 int afdo_map_grow(struct afdo_map *m);
 
-static inline size_t afdo_map_slot(const struct afdo_map *m, uint64_t a,
-				   uint64_t b)
+static inline size_t afdo_map_slot(size_t mask, uint64_t a, uint64_t b,
+				   uint64_t c, uint64_t flags)
 {
-	return (size_t)(pc_hash_u64(pc_hash_u64(0, a), b) >> 20) & m->mask;
+	uint64_t h = a * PC_HASH_MUL ^ (b + flags) * 0xc2b2ae3d27d4eb4fULL ^
+		     c * 0x165667b19e3779f9ULL;
+
+	return (size_t)(h >> 32) & mask;
 }
 
-/* Add N to (A, B). Returns 0, or -1 when out of memory. */
+/* Add N to the key (A, B, C, FLAGS). 0, or -1 when out of memory. */
 static inline int afdo_map_add(struct afdo_map *m, uint64_t a, uint64_t b,
-			       uint64_t n)
+			       uint64_t c, uint64_t flags, uint64_t n)
 {
-	size_t i = afdo_map_slot(m, a, b);
+	size_t i = afdo_map_slot(m->mask, a, b, c, flags);
 
-	for (;;) {
-		struct afdo_cnt *c = &m->t[i];
+	for (;; i = (i + 1) & m->mask) {
+		struct afdo_cnt *e = &m->t[i];
 
-		if (c->n == 0)
+		if (!e->tag)
 			break;
-		if (c->a == a && c->b == b) {
-			c->n += n;
+		if (e->a == a && e->b == b && e->c == c &&
+		    AFDO_CNT_FLAGS(e) == flags) {
+			e->tag++;
+			e->n += n;
 			return 0;
 		}
-		i = (i + 1) & m->mask;
 	}
-	if ((m->used + 1) * 4 > (m->mask + 1) * 3) {
+	if ((m->used + 1) * 2 > m->mask + 1) {
 		if (afdo_map_grow(m))
 			return -1;
-		return afdo_map_add(m, a, b, n);
+		return afdo_map_add(m, a, b, c, flags, n);
 	}
-	m->t[i].a = a;
-	m->t[i].b = b;
-	m->t[i].n = n;
+	m->t[i] = (struct afdo_cnt){ a, b, c, flags << AFDO_TAG_SHIFT | 1, n };
 	m->used++;
 	return 0;
 }
 
-/* The entries sorted by (a, b); *NR gets their number. free() the result. */
+/* The entries sorted by (a, b, c); *NR gets their number. free() the result. */
 struct afdo_cnt *afdo_map_sorted(const struct afdo_map *m, size_t *nr);
 
 /* ---- the counts of one binary ---- */
@@ -94,27 +106,20 @@ struct afdo_stats {
 };
 
 /*
- * A record in the context of the next younger one: its ends, and the
- * source of the younger record (where its fall-through range ends).
- * Counting these, one lookup a record, gives both its branch and its
- * range; the tables of branches and ranges are made from them once, at
- * the end, and so are the checks of each.
+ * A record in the context of the next younger one is a step: its ends,
+ * and the source of the younger record (where its fall-through range
+ * ends), each with whether it is the binary's. Counting steps, one
+ * lookup a record, gives both its branch and its range; the tables of
+ * branches and ranges are made from them once, at the end, and so are
+ * the checks of each.
  */
-struct afdo_step {
-	uint64_t from, to, next;	/* 0 where not mapped */
-	uint64_t flags_n;		/* AFDO_STEP_* << 60 | occurrences */
-	uint64_t w;			/* the weights of the occurrences */
-};
-
-#define AFDO_STEP_FROM		1ULL	/* from is the binary's */
-#define AFDO_STEP_TO		2ULL	/* to is */
-#define AFDO_STEP_NEXT		4ULL	/* next is */
+#define AFDO_STEP_FROM		1ULL	/* from (a) is the binary's */
+#define AFDO_STEP_TO		2ULL	/* to (b) is */
+#define AFDO_STEP_NEXT		4ULL	/* next (c) is */
 #define AFDO_STEP_HAS_NEXT	8ULL	/* there is a younger record */
-#define AFDO_STEP_SHIFT		60
 
 struct afdo_counts {
-	struct afdo_step *steps;
-	size_t steps_mask, steps_used;
+	struct afdo_map steps;		/* (from, to, next) */
 	struct afdo_map ranges;		/* (begin, end): end = last instruction */
 	struct afdo_map branches;	/* (from, to) */
 	struct afdo_map addrs;		/* (ip, 0) */

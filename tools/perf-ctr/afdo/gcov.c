@@ -64,20 +64,17 @@ static bool str_is(const void *ctx, size_t pos, const void *key)
 
 static uint32_t str_index(struct strtab *st, const char *s)
 {
-	uint64_t h = pc_hash_str(0, s);
-	size_t i = pc_index_find(&st->ix, h, str_is, st->v, s);
-	const char **v;
+	bool added;
+	size_t i = pc_index_get(&st->ix, (void **)&st->v, &st->n, &st->cap,
+				sizeof(*st->v), pc_hash_str(0, s), str_is, s, &added);
 
-	if (i != PC_INDEX_NONE)
-		return (uint32_t)i;
-	v = pc_grow(st->v, &st->cap, st->n, sizeof(*st->v), 64);
-	if (!v || pc_index_add(&st->ix, h, st->n)) {
+	if (i == PC_INDEX_NONE) {
 		st->oom = true;
 		return 0;
 	}
-	st->v = v;
-	st->v[st->n] = s;
-	return (uint32_t)st->n++;
+	if (added)
+		st->v[i] = s;
+	return (uint32_t)i;
 }
 
 /*

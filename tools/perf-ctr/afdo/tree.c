@@ -30,23 +30,17 @@ static bool top_is(const void *ctx, size_t pos, const void *key)
 static struct afdo_inst *top_inst(struct afdo_tree *t, const char *name,
 				  int decl_line)
 {
-	uint64_t h = pc_hash_str(0, name);
-	size_t i = pc_index_find(&t->all_ix, h, top_is, t->all, name);
-	struct afdo_inst **v, *in;
+	bool added;
+	size_t i = pc_index_get(&t->all_ix, (void **)&t->all, &t->nall, &t->call,
+				sizeof(*t->all), pc_hash_str(0, name), top_is,
+				name, &added);
 
-	if (i != PC_INDEX_NONE)
-		return t->all[i];
-	v = pc_grow(t->all, &t->call, t->nall, sizeof(*t->all), 256);
-	if (!v)
+	if (i == PC_INDEX_NONE)
 		return NULL;
-	t->all = v;
-	in = new_inst(name, decl_line);
-	if (!in || pc_index_add(&t->all_ix, h, t->nall)) {
-		free(in);
-		return NULL;
-	}
-	t->all[t->nall++] = in;
-	return in;
+	/* out of memory ends the build: no lookup meets a NULL instance */
+	if (added)
+		t->all[i] = new_inst(name, decl_line);
+	return t->all[i];
 }
 
 struct loc_key {
@@ -59,6 +53,14 @@ static uint64_t loc_hash(const struct loc_key *k)
 	uint64_t h = pc_hash_u64(0, (uint64_t)k->off << 32 | k->discr);
 
 	return k->name ? pc_hash_str(h, k->name) : h;
+}
+
+/* The position of K in the array of an instance (its kids or bodies). */
+static size_t loc_get(struct pc_index *x, void **arr, size_t *nr, size_t *cap,
+		      size_t size, const struct loc_key *k, pc_index_eq eq,
+		      bool *added)
+{
+	return pc_index_get(x, arr, nr, cap, size, loc_hash(k), eq, k, added);
 }
 
 static bool kid_is(const void *ctx, size_t pos, const void *key)
@@ -74,25 +76,16 @@ static struct afdo_inst *kid_inst(struct afdo_inst *p, uint32_t off,
 				  int decl_line)
 {
 	struct loc_key k = { off, discr, name };
-	uint64_t h = loc_hash(&k);
-	size_t i = pc_index_find(&p->kid_ix, h, kid_is, p->kids, &k);
-	struct afdo_kid *v;
+	bool added;
+	size_t i = loc_get(&p->kid_ix, (void **)&p->kids, &p->nkids, &p->ckids,
+			   sizeof(*p->kids), &k, kid_is, &added);
 
-	if (i != PC_INDEX_NONE)
-		return p->kids[i].in;
-	v = pc_grow(p->kids, &p->ckids, p->nkids, sizeof(*p->kids), 4);
-	if (!v)
-		return NULL;
-	p->kids = v;
-	v = &p->kids[p->nkids];
-	v->off = off;
-	v->discr = discr;
-	v->in = new_inst(name, decl_line);
-	if (!v->in || pc_index_add(&p->kid_ix, h, p->nkids)) {
-		free(v->in);
-		return NULL;
+	if (i != PC_INDEX_NONE && added) {
+		p->kids[i].off = off;
+		p->kids[i].discr = discr;
+		p->kids[i].in = new_inst(name, decl_line);
 	}
-	return p->kids[p->nkids++].in;
+	return i == PC_INDEX_NONE ? NULL : p->kids[i].in;
 }
 
 static bool body_is(const void *ctx, size_t pos, const void *key)
@@ -107,23 +100,15 @@ static struct afdo_body *body_at(struct afdo_inst *in, uint32_t off,
 				 uint32_t discr)
 {
 	struct loc_key k = { off, discr, NULL };
-	uint64_t h = loc_hash(&k);
-	size_t i = pc_index_find(&in->body_ix, h, body_is, in->body, &k);
-	struct afdo_body *v;
+	bool added;
+	size_t i = loc_get(&in->body_ix, (void **)&in->body, &in->nbody,
+			   &in->cbody, sizeof(*in->body), &k, body_is, &added);
 
-	if (i != PC_INDEX_NONE)
-		return &in->body[i];
-	v = pc_grow(in->body, &in->cbody, in->nbody, sizeof(*in->body), 8);
-	if (!v)
+	if (i == PC_INDEX_NONE)
 		return NULL;
-	in->body = v;
-	if (pc_index_add(&in->body_ix, h, in->nbody))
-		return NULL;
-	v = &in->body[in->nbody++];
-	memset(v, 0, sizeof(*v));
-	v->off = off;
-	v->discr = discr;
-	return v;
+	in->body[i].off = off;
+	in->body[i].discr = discr;
+	return &in->body[i];
 }
 
 static bool line_off(struct afdo_tree *t, const struct pc_frame *f, uint32_t *off)
@@ -268,7 +253,7 @@ static int zero_fill(struct tree_build *b, const struct afdo_counts *c,
 	for (i = 0; i <= c->ranges.mask; i++) {
 		const struct pc_sym *f;
 
-		if (!c->ranges.t[i].n)
+		if (!c->ranges.t[i].tag)
 			continue;
 		f = pc_dso_sym(bin, c->ranges.t[i].a);
 		if (f && f->end > f->start + 1)
@@ -418,20 +403,15 @@ static int cmp_body(const void *x, const void *y)
 {
 	const struct afdo_body *p = x, *q = y;
 
-	if (p->off != q->off)
-		return p->off < q->off ? -1 : 1;
-	return p->discr < q->discr ? -1 : p->discr > q->discr;
+	return pc_cmp_u64(p->off, q->off) ?: pc_cmp_u64(p->discr, q->discr);
 }
 
 static int cmp_kid(const void *x, const void *y)
 {
 	const struct afdo_kid *p = x, *q = y;
 
-	if (p->off != q->off)
-		return p->off < q->off ? -1 : 1;
-	if (p->discr != q->discr)
-		return p->discr < q->discr ? -1 : 1;
-	return strcmp(p->in->name, q->in->name);
+	return pc_cmp_u64(p->off, q->off) ?: pc_cmp_u64(p->discr, q->discr) ?:
+	       strcmp(p->in->name, q->in->name);
 }
 
 /* Most frequent first; names are unique in a call site. */
@@ -439,9 +419,7 @@ static int cmp_tgt(const void *x, const void *y)
 {
 	const struct afdo_tgt *p = x, *q = y;
 
-	if (p->n != q->n)
-		return p->n > q->n ? -1 : 1;
-	return strcmp(p->name, q->name);
+	return pc_cmp_u64(q->n, p->n) ?: strcmp(p->name, q->name);
 }
 
 /* Sorted as written; the indexes are not needed any more. */
@@ -465,15 +443,15 @@ static int cmp_top(const void *x, const void *y)
 	const struct afdo_inst *p = *(struct afdo_inst * const *)x;
 	const struct afdo_inst *q = *(struct afdo_inst * const *)y;
 
-	if (p->total != q->total)
-		return p->total > q->total ? -1 : 1;
-	return strcmp(p->name, q->name);
+	return pc_cmp_u64(q->total, p->total) ?: strcmp(p->name, q->name);
 }
 
 static void free_inst(struct afdo_inst *in)
 {
 	size_t i;
 
+	if (!in)		/* the one that ran out of memory */
+		return;
 	for (i = 0; i < in->nbody; i++)
 		free(in->body[i].tgts);
 	for (i = 0; i < in->nkids; i++)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* perf-ctr: the hash index of every table but aggregate's counts (hash.h). */
 #include <stdlib.h>
+#include <string.h>
 
+#include "perf-ctr.h"
 #include "hash.h"
 
 /* A slot holds the top half of the hash, which places it. */
@@ -61,4 +63,25 @@ void pc_index_free(struct pc_index *x)
 	free(x->slot);
 	x->slot = NULL;
 	x->mask = x->nr = 0;
+}
+
+size_t pc_index_get(struct pc_index *x, void **arr, size_t *nr, size_t *cap,
+		    size_t size, uint64_t h, pc_index_eq eq, const void *key,
+		    bool *added)
+{
+	size_t i = pc_index_find(x, h, eq, *arr, key);
+	void *v;
+
+	*added = false;
+	if (i != PC_INDEX_NONE)
+		return i;
+	v = pc_grow(*arr, cap, *nr, size, 16);
+	if (!v)
+		return PC_INDEX_NONE;
+	*arr = v;
+	if (pc_index_add(x, h, *nr))
+		return PC_INDEX_NONE;
+	memset((char *)v + *nr * size, 0, size);
+	*added = true;
+	return (*nr)++;
 }

@@ -58,4 +58,14 @@ size_t pc_index_find(const struct pc_index *x, uint64_t h, pc_index_eq eq,
 int pc_index_add(struct pc_index *x, uint64_t h, size_t pos);
 void pc_index_free(struct pc_index *x);
 
+/*
+ * The position of KEY (hash H; EQ, given the array, says which element
+ * it is) in the array *ARR of *NR elements of SIZE bytes (room for
+ * *CAP) that X indexes; when it is not there, a zeroed element is
+ * appended for it and *ADDED set. PC_INDEX_NONE when out of memory.
+ */
+size_t pc_index_get(struct pc_index *x, void **arr, size_t *nr, size_t *cap,
+		    size_t size, uint64_t h, pc_index_eq eq, const void *key,
+		    bool *added);
+
 #endif

@@ -172,34 +172,28 @@ static const char *string_keep(struct pc_machine *mc, const char *s)
 
 static bool proc_is(const void *ctx, size_t pos, const void *key)
 {
-	const struct pc_machine *mc = ctx;
-
-	return mc->procs[pos].pid == *(const uint32_t *)key;
+	return ((const struct pc_proc *)ctx)[pos].pid == *(const uint32_t *)key;
 }
 
 static struct pc_proc *proc_find(const struct pc_machine *mc, uint32_t pid)
 {
-	size_t i = pc_index_find(&mc->pids, pc_hash_u64(0, pid), proc_is, mc, &pid);
+	size_t i = pc_index_find(&mc->pids, pc_hash_u64(0, pid), proc_is,
+				 mc->procs, &pid);
 
 	return i == PC_INDEX_NONE ? NULL : &mc->procs[i];
 }
 
 static struct pc_proc *proc_get(struct pc_machine *mc, uint32_t pid)
 {
-	struct pc_proc *p = proc_find(mc, pid);
+	bool added;
+	size_t i = pc_index_get(&mc->pids, (void **)&mc->procs, &mc->nr_procs,
+				&mc->cap_procs, sizeof(*mc->procs),
+				pc_hash_u64(0, pid), proc_is, &pid, &added);
 
-	if (p)
-		return p;
-	p = pc_grow(mc->procs, &mc->cap_procs, mc->nr_procs, sizeof(*mc->procs), 64);
-	if (!p)
+	if (i == PC_INDEX_NONE)
 		return NULL;
-	mc->procs = p;
-	if (pc_index_add(&mc->pids, pc_hash_u64(0, pid), mc->nr_procs))
-		return NULL;
-	p = &mc->procs[mc->nr_procs++];
-	memset(p, 0, sizeof(*p));
-	p->pid = pid;
-	return p;
+	mc->procs[i].pid = pid;
+	return &mc->procs[i];
 }
 
 static struct pc_map *map_add(struct pc_proc *p)
@@ -272,8 +266,9 @@ static const char *proc_name(const struct pc_proc *p, uint32_t tid,
 	return p->nr_names ? p->names[0].comm : NULL;
 }
 
+/* A side-band record of KIND, process PID and time TIME; one more in *NR. */
 static struct pc_sb *sb_add(struct pc_machine *mc, enum sb_kind kind,
-			    uint64_t time)
+			    uint32_t pid, uint64_t time, uint64_t *nr)
 {
 	struct pc_sb *e;
 
@@ -285,8 +280,10 @@ static struct pc_sb *sb_add(struct pc_machine *mc, enum sb_kind kind,
 	e = &mc->sb[mc->nr_sb++];
 	memset(e, 0, sizeof(*e));
 	e->kind = kind;
+	e->pid = pid;
 	e->time = time;
 	e->seq = mc->sb_seq++;
+	*nr += 1;
 	return e;
 }
 
@@ -297,17 +294,12 @@ int pc_machine_mmap(struct pc_machine *mc, const struct pc_mmap *m)
 	/* Data mappings (perf record -d) hold no branch. */
 	if (!(m->prot & PROT_EXEC) || !m->len)
 		return 0;
-	e = sb_add(mc, SB_MMAP, m->time);
-	if (!e)
+	e = sb_add(mc, SB_MMAP, m->pid, m->time, &mc->nr_mmaps);
+	if (!e || !(e->dso = dso_get(mc, m->filename)))
 		return -1;
-	mc->nr_mmaps++;
-	e->pid = m->pid;
 	e->start = m->start;
 	e->len = m->len;
 	e->pgoff = m->pgoff;
-	e->dso = dso_get(mc, m->filename);
-	if (!e->dso)
-		return -1;
 	if (m->build_id_size &&
 	    (!e->dso->build_id_size || e->dso->build_id_feature)) {
 		memcpy(e->dso->build_id, m->build_id, m->build_id_size);
@@ -319,14 +311,14 @@ int pc_machine_mmap(struct pc_machine *mc, const struct pc_mmap *m)
 
 int pc_machine_comm(struct pc_machine *mc, const struct pc_comm *c)
 {
-	struct pc_sb *e = sb_add(mc, SB_COMM, c->time);
+	uint64_t renames = 0;
+	struct pc_sb *e = sb_add(mc, SB_COMM, c->pid, c->time,
+				 c->exec ? &mc->nr_execs : &renames);
 
 	if (!e)
 		return -1;
-	e->pid = c->pid;
 	e->tid = c->tid;
 	e->exec = c->exec;
-	mc->nr_execs += c->exec;
 	e->comm = string_keep(mc, c->comm);
 	return e->comm ? 0 : -1;
 }
@@ -338,14 +330,12 @@ int pc_machine_task(struct pc_machine *mc, const struct pc_task *t)
 	/* A new thread shares its process's maps; an exit changes nothing. */
 	if (t->exit || t->pid == t->ppid)
 		return 0;
-	e = sb_add(mc, SB_FORK, t->time);
-	if (!e)
-		return -1;
-	mc->nr_forks++;
-	e->pid = t->pid;
-	e->ppid = t->ppid;
-	e->ptid = t->ptid;
-	return 0;
+	e = sb_add(mc, SB_FORK, t->pid, t->time, &mc->nr_forks);
+	if (e) {
+		e->ppid = t->ppid;
+		e->ptid = t->ptid;
+	}
+	return e ? 0 : -1;
 }
 
 int pc_machine_build_id(struct pc_machine *mc, const struct pc_mmap *b)
@@ -731,41 +721,25 @@ static int w_sample(void *ctx, const struct pc_sample *s)
 	return w->h->sample(w->ctx, s);
 }
 
-static int w_mmap(void *ctx, const struct pc_mmap *m)
-{
-	struct walk *w = ctx;
-
-	if (w->mc && (pc_machine_mmap(w->mc, m) || w_came(w, m->time)))
-		return -1;
-	return w->h && w->h->mmap ? w->h->mmap(w->ctx, m) : 0;
+/*
+ * A side-band record goes to the machine (when the walk has one), then
+ * to the command's handler NAME (when the walk has one and it is set).
+ */
+#define WALK_SIDE_BAND(name, type, take, time)				\
+static int w_##name(void *ctx, const struct type *x)			\
+{									\
+	struct walk *w = ctx;						\
+									\
+	if (w->mc && (take(w->mc, x) || w_came(w, time)))		\
+		return -1;						\
+	return w->h && w->h->name ? w->h->name(w->ctx, x) : 0;		\
 }
 
-static int w_comm(void *ctx, const struct pc_comm *c)
-{
-	struct walk *w = ctx;
-
-	if (w->mc && (pc_machine_comm(w->mc, c) || w_came(w, c->time)))
-		return -1;
-	return w->h && w->h->comm ? w->h->comm(w->ctx, c) : 0;
-}
-
-static int w_task(void *ctx, const struct pc_task *t)
-{
-	struct walk *w = ctx;
-
-	if (w->mc && (pc_machine_task(w->mc, t) || w_came(w, t->time)))
-		return -1;
-	return w->h && w->h->task ? w->h->task(w->ctx, t) : 0;
-}
-
-static int w_build_id(void *ctx, const struct pc_mmap *b)
-{
-	struct walk *w = ctx;
-
-	if (w->mc && pc_machine_build_id(w->mc, b))
-		return -1;
-	return w->h && w->h->build_id ? w->h->build_id(w->ctx, b) : 0;
-}
+WALK_SIDE_BAND(mmap, pc_mmap, pc_machine_mmap, x->time)
+WALK_SIDE_BAND(comm, pc_comm, pc_machine_comm, x->time)
+WALK_SIDE_BAND(task, pc_task, pc_machine_task, x->time)
+/* the header's: never late */
+WALK_SIDE_BAND(build_id, pc_mmap, pc_machine_build_id, UINT64_MAX)
 
 static int w_attr(void *ctx, const struct perf_event_attr *a,
 		  const uint64_t *ids, size_t nr)

@@ -233,6 +233,12 @@ static inline void *pc_grow(void *arr, size_t *cap, size_t nr, size_t size,
 	return n;
 }
 
+/* For qsort() comparators: -1, 0 or 1 as A is below, at or above B. */
+static inline int pc_cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
 /* Global options every subcommand honours. */
 extern int pc_verbose;
 extern const char *pc_symfs;

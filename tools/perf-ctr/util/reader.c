@@ -323,6 +323,65 @@ static inline void saw_time(struct rd *r, uint64_t t)
 				      "sample too short for its " what); \
 	} while (0)
 
+static void put_id(struct pc_sample *s, uint64_t v)
+{
+	s->id = v;
+}
+
+static void put_ip(struct pc_sample *s, uint64_t v)
+{
+	s->ip = v;
+}
+
+static void put_tid(struct pc_sample *s, uint64_t v)
+{
+	s->pid = (uint32_t)v;
+	s->tid = (uint32_t)(v >> 32);
+}
+
+static void put_time(struct pc_sample *s, uint64_t v)
+{
+	s->time = v;
+}
+
+static void put_addr(struct pc_sample *s, uint64_t v)
+{
+	s->addr = v;
+}
+
+static void put_none(struct pc_sample *s, uint64_t v)
+{
+	(void)s;
+	(void)v;
+}
+
+static void put_cpu(struct pc_sample *s, uint64_t v)
+{
+	s->cpu = (uint32_t)v;
+}
+
+static void put_period(struct pc_sample *s, uint64_t v)
+{
+	s->period = v;
+}
+
+/* The one-word fields a sample starts with, in their order. */
+static const struct {
+	uint64_t bit;
+	const char *what;
+	void (*put)(struct pc_sample *s, uint64_t v);
+} words[] = {
+	{ PERF_SAMPLE_IDENTIFIER, "identifier", put_id },
+	{ PERF_SAMPLE_IP, "ip", put_ip },
+	{ PERF_SAMPLE_TID, "pid/tid", put_tid },
+	{ PERF_SAMPLE_TIME, "time", put_time },
+	{ PERF_SAMPLE_ADDR, "addr", put_addr },
+	{ PERF_SAMPLE_ID, "id", put_id },
+	{ PERF_SAMPLE_STREAM_ID, "stream id", put_none },
+	{ PERF_SAMPLE_CPU, "cpu", put_cpu },
+	{ PERF_SAMPLE_PERIOD, "period", put_period },
+};
+
 /* Decode the sample REC at file offset OFF into *OUT. 0, or -1 with r->err. */
 static int decode_sample(struct rd *r, const uint64_t *rec, uint64_t off,
 			 struct pc_sample *out)
@@ -332,6 +391,7 @@ static int decode_sample(struct rd *r, const uint64_t *rec, uint64_t off,
 	const struct rd_event *ev;
 	struct pc_sample s;
 	uint64_t st, id = 0;
+	size_t i;
 
 	if (!r->nr_evs)
 		return pc_err(r->err, off, "sample before any event attr");
@@ -350,42 +410,13 @@ static int decode_sample(struct rd *r, const uint64_t *rec, uint64_t off,
 	s.offset = off;
 	s.misc = hdr->misc;
 	s.attr = &ev->attr;
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		NEED(1, "identifier");
-		s.id = *p++;
-	}
-	if (st & PERF_SAMPLE_IP) {
-		NEED(1, "ip");
-		s.ip = *p++;
-	}
-	if (st & PERF_SAMPLE_TID) {
-		NEED(1, "pid/tid");
-		s.pid = (uint32_t)*p;
-		s.tid = (uint32_t)(*p++ >> 32);
-	}
-	if (st & PERF_SAMPLE_TIME) {
-		NEED(1, "time");
-		s.time = *p++;
-	}
-	if (st & PERF_SAMPLE_ADDR) {
-		NEED(1, "addr");
-		s.addr = *p++;
-	}
-	if (st & PERF_SAMPLE_ID) {
-		NEED(1, "id");
-		s.id = *p++;
-	}
-	if (st & PERF_SAMPLE_STREAM_ID) {
-		NEED(1, "stream id");
-		p++;
-	}
-	if (st & PERF_SAMPLE_CPU) {
-		NEED(1, "cpu");
-		s.cpu = (uint32_t)*p++;
-	}
-	if (st & PERF_SAMPLE_PERIOD) {
-		NEED(1, "period");
-		s.period = *p++;
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (!(st & words[i].bit))
+			continue;
+		if (p == end)
+			return pc_err(r->err, off + (p - rec) * 8,
+				      "sample too short for its %s", words[i].what);
+		words[i].put(&s, *p++);
 	}
 	if (st & PERF_SAMPLE_READ) {
 		int64_t n = read_words(p, end, ev->attr.read_format);
@@ -488,6 +519,29 @@ static uint64_t sid_time(struct rd *r, const uint8_t *rec, size_t fixed)
 	return p >= lo ? *p : 0;
 }
 
+/* A side-band record of kind WHAT too short for what it must hold. */
+static int too_short(struct rd *r, uint64_t off, const char *what,
+		     uint16_t size)
+{
+	return pc_err(r->err, off, "%s record of %u bytes is too short", what, size);
+}
+
+/* The pid and tid at P of a side-band record. */
+static void pid_tid(const uint8_t *p, uint32_t *pid, uint32_t *tid)
+{
+	memcpy(pid, p, 4);
+	memcpy(tid, p + 4, 4);
+}
+
+/* The time of a side-band record whose sample id follows FIXED bytes. */
+static uint64_t sb_time(struct rd *r, const uint8_t *rec, size_t fixed)
+{
+	uint64_t t = sid_time(r, rec, fixed);
+
+	saw_time(r, t);
+	return t;
+}
+
 static int parse_mmap(struct rd *r, const uint8_t *rec, uint64_t off, bool v2)
 {
 	const struct perf_event_header *hdr = (const void *)rec;
@@ -496,13 +550,11 @@ static int parse_mmap(struct rd *r, const uint8_t *rec, uint64_t off, bool v2)
 	struct pc_mmap m;
 
 	if (hdr->size < 8 + fixed)
-		return pc_err(r->err, off, "%s record of %u bytes is too short",
-			      v2 ? "MMAP2" : "MMAP", hdr->size);
+		return too_short(r, off, v2 ? "MMAP2" : "MMAP", hdr->size);
 	memset(&m, 0, sizeof(m));
 	m.offset = off;
 	m.misc = hdr->misc;
-	memcpy(&m.pid, p, 4);
-	memcpy(&m.tid, p + 4, 4);
+	pid_tid(p, &m.pid, &m.tid);
 	m.start = get64(p + 8);
 	m.len = get64(p + 16);
 	m.pgoff = get64(p + 24);
@@ -526,8 +578,7 @@ static int parse_mmap(struct rd *r, const uint8_t *rec, uint64_t off, bool v2)
 		return pc_err(r->err, off + (p - rec),
 			      "file name not terminated inside the record");
 	m.filename = (const char *)p;
-	m.time = sid_time(r, rec, (p - rec) + strlen(m.filename) + 1);
-	saw_time(r, m.time);
+	m.time = sb_time(r, rec, (p - rec) + strlen(m.filename) + 1);
 	return r->h->mmap ? r->h->mmap(r->ctx, &m) : 0;
 }
 
@@ -537,19 +588,16 @@ static int parse_comm(struct rd *r, const uint8_t *rec, uint64_t off)
 	struct pc_comm c;
 
 	if (hdr->size < 16)
-		return pc_err(r->err, off, "COMM record of %u bytes is too short",
-			      hdr->size);
-	memset(&c, 0, sizeof(c));
-	c.offset = off;
-	memcpy(&c.pid, rec + 8, 4);
-	memcpy(&c.tid, rec + 12, 4);
+		return too_short(r, off, "COMM", hdr->size);
 	if (str_in(rec + 16, rec + hdr->size) < 0)
 		return pc_err(r->err, off + 16,
 			      "command name not terminated inside the record");
+	memset(&c, 0, sizeof(c));
+	c.offset = off;
+	pid_tid(rec + 8, &c.pid, &c.tid);
 	c.comm = (const char *)rec + 16;
 	c.exec = hdr->misc & PERF_RECORD_MISC_COMM_EXEC;
-	c.time = sid_time(r, rec, 16 + strlen(c.comm) + 1);
-	saw_time(r, c.time);
+	c.time = sb_time(r, rec, 16 + strlen(c.comm) + 1);
 	return r->h->comm ? r->h->comm(r->ctx, &c) : 0;
 }
 
@@ -560,16 +608,13 @@ static int parse_task(struct rd *r, const uint8_t *rec, uint64_t off)
 	struct pc_task t;
 
 	if (hdr->size < 32)
-		return pc_err(r->err, off, "%s record of %u bytes is too short",
-			      hdr->type == PERF_RECORD_FORK ? "FORK" : "EXIT",
-			      hdr->size);
+		return too_short(r, off, hdr->type == PERF_RECORD_FORK ? "FORK" : "EXIT",
+				 hdr->size);
 	memset(&t, 0, sizeof(t));
 	t.offset = off;
 	t.exit = hdr->type == PERF_RECORD_EXIT;
-	memcpy(&t.pid, rec + 8, 4);
-	memcpy(&t.ppid, rec + 12, 4);
-	memcpy(&t.tid, rec + 16, 4);
-	memcpy(&t.ptid, rec + 20, 4);
+	pid_tid(rec + 8, &t.pid, &t.ppid);
+	pid_tid(rec + 16, &t.tid, &t.ptid);
 	t.time = get64(rec + 24);
 	saw_time(r, t.time);
 	return r->h->task ? r->h->task(r->ctx, &t) : 0;

@@ -88,22 +88,19 @@ const char *pc_ctr_type_name(unsigned int ctr_type)
  * TYPE 1 stays SYSCALL here.
  */
 static const unsigned char ctr_to_perf[16][2] = {
-	[0]  = { PERF_BR_UNKNOWN, 0 },
-	[1]  = { PERF_BR_SYSCALL, 0 },
-	[2]  = { PERF_BR_IRQ, 0 },
-	[3]  = { PERF_BR_ERET, 0 },
-	[4]  = { PERF_BR_EXTEND_ABI, PC_BR_RISCV_NOT_TAKEN },
-	[5]  = { PERF_BR_COND, 0 },
-	[6]  = { PERF_BR_UNKNOWN, 0 },
-	[7]  = { PERF_BR_UNKNOWN, 0 },
-	[8]  = { PERF_BR_IND_CALL, 0 },
-	[9]  = { PERF_BR_CALL, 0 },
-	[10] = { PERF_BR_IND, 0 },
-	[11] = { PERF_BR_UNCOND, 0 },
-	[12] = { PERF_BR_EXTEND_ABI, PC_BR_RISCV_CO_SWAP },
-	[13] = { PERF_BR_RET, 0 },
-	[14] = { PERF_BR_EXTEND_ABI, PC_BR_RISCV_IND_LINK_JUMP },
-	[15] = { PERF_BR_EXTEND_ABI, PC_BR_RISCV_DIR_LINK_JUMP },
+	/* 0: none, exception, interrupt, trap return */
+	{ PERF_BR_UNKNOWN, 0 }, { PERF_BR_SYSCALL, 0 }, { PERF_BR_IRQ, 0 },
+	{ PERF_BR_ERET, 0 },
+	/* 4: not taken, taken, reserved, reserved */
+	{ PERF_BR_EXTEND_ABI, PC_BR_RISCV_NOT_TAKEN }, { PERF_BR_COND, 0 },
+	{ PERF_BR_UNKNOWN, 0 }, { PERF_BR_UNKNOWN, 0 },
+	/* 8: indirect call, direct call, indirect jump, direct jump */
+	{ PERF_BR_IND_CALL, 0 }, { PERF_BR_CALL, 0 }, { PERF_BR_IND, 0 },
+	{ PERF_BR_UNCOND, 0 },
+	/* 12: co-routine swap, return, other indirect and direct linking jumps */
+	{ PERF_BR_EXTEND_ABI, PC_BR_RISCV_CO_SWAP }, { PERF_BR_RET, 0 },
+	{ PERF_BR_EXTEND_ABI, PC_BR_RISCV_IND_LINK_JUMP },
+	{ PERF_BR_EXTEND_ABI, PC_BR_RISCV_DIR_LINK_JUMP },
 };
 
 void pc_ctr_type_to_perf(unsigned int ctr_type, unsigned int *type,

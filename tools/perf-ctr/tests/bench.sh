@@ -82,6 +82,19 @@ sum_ratio() {
 line() {	# LABEL NAME [EXTRA]
 	printf '  %-40s %7s / %7s s %9s KiB %s\n' "$1" $(tm "$2") "$(rss "$2")" "${3:-}"
 }
+# against_peers P: each format's P-FORMAT runs against P-script + P-pg.
+against_peers() {
+	local f
+	for f in $FORMATS; do
+		if [ -x "$ROOT$profgen" ]; then
+			line "perf-ctr aggregate -f $f" "$1-$f" \
+				"-> script + profgen: $(sum_ratio "$1-script" "$1-pg" "$1-$f")"
+		else
+			line "perf-ctr aggregate -f $f" "$1-$f"
+		fi
+	done
+	line "perf-ctr script -F ip,brstack" "$1-script"
+}
 # The LLVM profiles of perf-ctr and of llvm-profgen: how many lines differ.
 llvm_diff() {
 	printf '%s of %s lines differ' "$(diff "$1" "$2" | grep -c '^[<>]')" "$(wc -l <"$2")"
@@ -186,15 +199,7 @@ for rec in "$afdo"/prof/*-50021.data; do
 		runs r-pg "${ROOT_LOADER[@]}" "$ROOT$profgen" --perfscript=r.script \
 			--binary="$bin" --format=text --output=r-pg.prof
 	fi
-	for f in $FORMATS; do
-		if [ -x "$ROOT$profgen" ]; then
-			line "perf-ctr aggregate -f $f" "r-$f" \
-				"-> script + profgen: $(sum_ratio r-script r-pg "r-$f")"
-		else
-			line "perf-ctr aggregate -f $f" "r-$f"
-		fi
-	done
-	line "perf-ctr script -F ip,brstack" r-script
+	against_peers r
 	if [ -x "$ROOT$profgen" ]; then
 		line "llvm-profgen 19 --perfscript" r-pg
 		"$PC" aggregate -i "$rec" --binary "$bin" -f llvm-unsym -o r.unsym &&
@@ -246,31 +251,8 @@ done
 runs f-script "$PC" script -i "$fleet" -F ip,brstack -o f.script
 [ -x "$ROOT$profgen" ] && runs f-pg "${ROOT_LOADER[@]}" "$ROOT$profgen" \
 	--perfscript=f.script --binary="$want" --format=text --output=f-pg.prof
-for f in $FORMATS; do
-	if [ -x "$ROOT$profgen" ]; then
-		line "perf-ctr aggregate -f $f" "f-$f" \
-			"-> script + profgen: $(sum_ratio f-script f-pg "f-$f")"
-	else
-		line "perf-ctr aggregate -f $f" "f-$f"
-	fi
-done
-line "perf-ctr script -F ip,brstack" f-script
+against_peers f
 [ -x "$ROOT$profgen" ] && line "llvm-profgen 19 --perfscript (all programs' samples)" f-pg
 # The fleet's counts for the program are its own recording's times its copies.
 "$PC" aggregate -i "$want_in" --binary "$want" -o one.txt 2>/dev/null
-python3 - one.txt f-autofdo-text.prof "$copies" <<'PY'
-import sys
-def counts(path):
-    lines = open(path).read().split('\n')
-    out, i = {}, 0
-    while i < len(lines) and lines[i]:
-        n = int(lines[i]); i += 1
-        for l in lines[i:i + n]:
-            k, v = l.rsplit(':', 1)
-            out[k] = int(v)
-        i += n
-    return out
-one, many, k = counts(sys.argv[1]), counts(sys.argv[2]), int(sys.argv[3])
-bad = sum(1 for key in set(one) | set(many) if many.get(key, 0) != k * one.get(key, 0))
-print('  counts against %d x its own recording: %d of %d differ' % (k, bad, len(many)))
-PY
+echo "  counts against $copies x its own recording: $(python3 "$here/counts.py" one.txt f-autofdo-text.prof "$copies")"

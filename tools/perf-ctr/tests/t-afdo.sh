@@ -9,26 +9,11 @@
 #   autofdo-text-> create_gcov --profiler=text (autofdo 0.19, host)
 #   llvm-unsym  -> llvm-profgen --unsymbolized-profile (LLVM 19, trixie root)
 # Prints PASS/FAIL/SKIP lines; exits non-zero on any FAIL.
-set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../../.." && pwd)
+. "$(dirname "$0")/lib.sh"
 . "$top/scripts/lib.sh"
 fix=$here/afdo
 PC=${PERF_CTR:-$top/out/perf-ctr/perf-ctr}
-CROSS_CC=${CROSS}gcc
-fails=0
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1"; fails=$((fails + 1)); }
-skip() { echo "SKIP $1 ($2)"; }
-
-make -s -C "$top/tools/perf-ctr" -j2 >&2 || { fail afdo-build; exit 1; }
-command -v "$CROSS_CC" >/dev/null ||
-	{ skip afdo "no $CROSS_CC: scripts/setup.sh host"; exit 0; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-afdo.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cross_setup afdo
 
 # --- the programs -----------------------------------------------------------
 "$CROSS_CC" -nostdlib -static -Wl,-Ttext=0x10000 -Wl,--build-id=none \
@@ -90,22 +75,7 @@ fi
 
 # Several -i: one profile, every count the sum of the recordings'.
 if agg -i nopie.data -i nopie.data --binary prog_nopie -o twice.txt &&
-   python3 - a.txt twice.txt <<'PY'
-import sys
-def counts(path):
-    lines = open(path).read().split('\n')
-    out, i = {}, 0
-    while i < len(lines) and lines[i]:
-        n = int(lines[i]); i += 1
-        for l in lines[i:i + n]:
-            k, v = l.rsplit(':', 1)
-            out[k] = int(v)
-        i += n
-    return out
-one, two = counts(sys.argv[1]), counts(sys.argv[2])
-sys.exit(0 if one and all(two.get(k) == 2 * v for k, v in one.items()) and len(one) == len(two) else 1)
-PY
-then
+   python3 "$here/counts.py" a.txt twice.txt 2 >&2; then
 	pass afdo-merge-inputs
 else
 	fail afdo-merge-inputs
@@ -438,4 +408,4 @@ else
 	skip afdo-llvm-unsym-accepted "no llvm-profgen 19: scripts/setup-afdo.sh installs llvm-19 into $ROOT"
 fi
 
-[ $fails = 0 ]
+exit $rc

@@ -5,21 +5,8 @@
 # common options after the command's name, record's workload keeping its
 # own options, -i/-o everywhere, outputs that appear whole or not at all,
 # and the exit status (0 success, 1 error while working, 2 usage error).
-set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-src=$(dirname "$here")
-out=${O:-$(cd "$src/../.." && pwd)/out/perf-ctr}
-pc=$out/perf-ctr
-rc=0
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1"; rc=1; }
-skip() { echo "SKIP $1 ($2)"; }
-
-if [ ! -x "$pc" ]; then
-	fail "cli (no $pc: run t-build.sh first)"
-	exit 1
-fi
+. "$(dirname "$0")/lib.sh"
+need_tool cli
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1

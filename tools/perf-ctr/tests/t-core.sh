@@ -8,22 +8,9 @@
 #
 # UPDATE_GOLDEN=1 rewrites tests/golden/ instead of comparing (review the
 # diff before committing it).
-set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-src=$(dirname "$here")
-out=${O:-$(cd "$src/../.." && pwd)/out/perf-ctr}
-pc=$out/perf-ctr
+. "$(dirname "$0")/lib.sh"
 golden=$here/golden
-rc=0
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1"; rc=1; }
-skip() { echo "SKIP $1 ($2)"; }
-
-if [ ! -x "$pc" ]; then
-	fail "perf-ctr-core (no $pc: run t-build.sh first)"
-	exit 1
-fi
+need_tool perf-ctr-core
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -208,14 +195,7 @@ done
 	pass "perf-ctr-malformed-inputs" || fail "perf-ctr-malformed-inputs"
 # Two events whose id sections both cover the whole file: refused before
 # any allocation sized by them.
-python3 - "$work/two.data" "$work/ids-overlap" <<'PY'
-import struct, sys
-b = bytearray(open(sys.argv[1], 'rb').read())
-attr_size, a_off, a_size = struct.unpack_from('<QQQ', b, 16)
-for i in range(a_size // attr_size):
-    struct.pack_into('<QQ', b, a_off + (i + 1) * attr_size - 16, 0, len(b) & ~7)
-open(sys.argv[2], 'wb').write(b)
-PY
+python3 "$here/mk-two-events.py" "$work/two.data" "$work"
 "$pc" check -i "$work/ids-overlap" >/dev/null 2>"$work/err"
 r=$?
 [ $r = 2 ] && grep -q "offset 0x[0-9a-f]*: the events' id sections hold [0-9]* ids, more than a file of" "$work/err" &&
@@ -224,19 +204,6 @@ r=$?
 
 # Two events with ID but no IDENTIFIER, one without TIME: their samples
 # place the id at different offsets, which no reader can tell apart.
-python3 - "$work/two.data" "$work/id-moves" <<'PY'
-import struct, sys
-b = bytearray(open(sys.argv[1], 'rb').read())
-attr_size, a_off, a_size = struct.unpack_from('<QQQ', b, 16)
-IDENTIFIER, ID, TIME = 1 << 16, 1 << 6, 1 << 2
-for i in range(a_size // attr_size):
-    st = struct.unpack_from('<Q', b, a_off + i * attr_size + 24)[0]
-    st = (st & ~IDENTIFIER) | ID
-    if i:
-        st &= ~TIME
-    struct.pack_into('<Q', b, a_off + i * attr_size + 24, st)
-open(sys.argv[2], 'wb').write(b)
-PY
 "$pc" check -i "$work/id-moves" >/dev/null 2>"$work/err"
 r=$?
 [ $r = 2 ] && grep -q "offset 0x[0-9a-f]*: events disagree on where the sample id is" "$work/err" &&

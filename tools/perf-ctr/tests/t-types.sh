@@ -12,25 +12,10 @@
 # range 0x10002..0x1000c through it; check finds nothing wrong. The same
 # record as PERF_BR_COND (what older kernels wrote) is a taken branch.
 # Prints PASS/FAIL/SKIP lines; exits non-zero on any FAIL.
-set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../../.." && pwd)
+. "$(dirname "$0")/lib.sh"
 . "$top/scripts/lib.sh"
 PC=${PERF_CTR:-$top/out/perf-ctr/perf-ctr}
-CROSS_CC=${CROSS}gcc
-fails=0
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1"; fails=$((fails + 1)); }
-skip() { echo "SKIP $1 ($2)"; }
-
-make -s -C "$top/tools/perf-ctr" -j2 >&2 || { fail types-build; exit 1; }
-command -v "$CROSS_CC" >/dev/null ||
-	{ skip types "no $CROSS_CC: scripts/setup.sh host"; exit 0; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-types.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+cross_setup types
 
 "$CROSS_CC" -nostdlib -static -Wl,-Ttext=0x10000 -Wl,--build-id=none \
 	-o golden "$here/afdo/golden.S" || { fail types-golden-build; exit 1; }
@@ -105,4 +90,4 @@ else
 	fail types-not-taken-check-backward
 fi
 
-[ $fails = 0 ]
+exit $rc

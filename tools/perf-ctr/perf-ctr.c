@@ -16,9 +16,6 @@
 #include "builtin.h"
 #include "options.h"
 
-int pc_verbose;
-const char *pc_symfs = "";
-
 struct subcmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -83,10 +80,4 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[0], subcmds[i].name))
 			return subcmds[i].fn(n, argv);
 	return pc_usage_error(opts, &usage, "unknown command '%s'", argv[0]);
-}
-
-void pc_print_error(const char *file, const struct pc_error *err)
-{
-	fprintf(stderr, "%s: offset 0x%llx: %s\n", file,
-		(unsigned long long)err->offset, err->msg[0] ? err->msg : "error");
 }

@@ -19,6 +19,10 @@
 #include "perf-ctr.h"
 #include "options.h"
 
+/* The common options' values: every command and util/ read them. */
+int pc_verbose;
+const char *pc_symfs = "";
+
 /* Looked up after the command's own table, so a command may override one. */
 static const struct pc_option common_opts[] = {
 	PC_COUNTER('v', "verbose", &pc_verbose,

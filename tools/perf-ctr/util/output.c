@@ -139,6 +139,12 @@ fail:
 	return NULL;
 }
 
+void pc_print_error(const char *file, const struct pc_error *err)
+{
+	fprintf(stderr, "%s: offset 0x%llx: %s\n", file,
+		(unsigned long long)err->offset, err->msg[0] ? err->msg : "error");
+}
+
 int pc_output_close(FILE *f, char *tmp, bool keep)
 {
 	int ret = 0, err = 0;

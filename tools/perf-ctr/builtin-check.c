@@ -37,8 +37,7 @@ struct prev {
 	uint32_t pid;
 	const struct perf_event_attr *attr;
 	uint64_t nr;
-	struct perf_branch_entry br[256];
-	struct prev *next;
+	struct perf_branch_entry *br;	/* 256 of them */
 };
 
 struct check {
@@ -46,7 +45,9 @@ struct check {
 	uint64_t counts[NR_DIAG];
 	uint64_t samples, branch_samples, records;
 	unsigned long max_examples;
-	struct prev *prevs;
+	struct prev *prevs;		/* by (pid, event), in prev_ix */
+	size_t nr_prevs, cap_prevs;
+	struct pc_index prev_ix;
 	bool has_maps;
 };
 
@@ -62,21 +63,32 @@ static void example(struct check *c, int d, const struct pc_sample *s,
 	putchar('\n');
 }
 
+static bool prev_is(const void *ctx, size_t pos, const void *key)
+{
+	const struct prev *p = &((const struct prev *)ctx)[pos];
+	const struct pc_sample *s = key;
+
+	return p->pid == s->pid && p->attr == s->attr;
+}
+
 static struct prev *prev_of(struct check *c, const struct pc_sample *s)
 {
+	bool added;
+	size_t i = pc_index_get(&c->prev_ix, (void **)&c->prevs, &c->nr_prevs,
+				&c->cap_prevs, sizeof(*c->prevs),
+				pc_hash_u64(pc_hash_u64(0, s->pid), (uintptr_t)s->attr),
+				prev_is, s, &added);
 	struct prev *p;
 
-	for (p = c->prevs; p; p = p->next)
-		if (p->pid == s->pid && p->attr == s->attr)
-			return p;
-	p = calloc(1, sizeof(*p));
-	if (!p)
+	if (i == PC_INDEX_NONE)
 		return NULL;
-	p->pid = s->pid;
-	p->attr = s->attr;
-	p->next = c->prevs;
-	c->prevs = p;
-	return p;
+	p = &c->prevs[i];
+	if (added) {
+		p->pid = s->pid;
+		p->attr = s->attr;
+		p->br = calloc(256, sizeof(*p->br));
+	}
+	return p->br ? p : NULL;
 }
 
 static bool mapped(struct check *c, const struct pc_sample *s, uint64_t addr)
@@ -198,12 +210,10 @@ int cmd_check(int argc, char **argv)
 	}
 	pc_machine_init(&c.mc);
 	ret = pc_machine_read(&c.mc, in, &h, &c, &err);
-	while (c.prevs) {
-		struct prev *n = c.prevs->next;
-
-		free(c.prevs);
-		c.prevs = n;
-	}
+	while (c.nr_prevs)
+		free(c.prevs[--c.nr_prevs].br);
+	free(c.prevs);
+	pc_index_free(&c.prev_ix);
 	pc_machine_free(&c.mc);
 	if (ret) {
 		pc_stdout_restore(&o, false);

@@ -139,7 +139,7 @@ fi
 if [ -x "$ROOT$profgen" ] && command -v perf >/dev/null; then
 	# llvm-profgen --perfdata runs the host perf script itself.
 	runs pg "${ROOT_LOADER[@]}" "$ROOT$profgen" --perfdata="$data" \
-		--binary=prog --output=pg.prof
+		--binary=prog --format=text --output=pg.prof
 	if ok pg; then
 		line "llvm-profgen 19 --perfdata" pg \
 			"-> $(ratio pg s-llvm-text) the time of -f llvm-text"

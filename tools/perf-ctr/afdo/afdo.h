@@ -79,7 +79,7 @@ static inline int afdo_map_add(struct afdo_map *m, uint64_t a, uint64_t b,
 			return 0;
 		}
 	}
-	if ((m->used + 1) * 2 > m->mask + 1) {
+	if ((m->used + 1) * 4 > (m->mask + 1) * 3) {
 		if (afdo_map_grow(m))
 			return -1;
 		return afdo_map_add(m, a, b, c, flags, n);

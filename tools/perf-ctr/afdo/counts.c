@@ -96,51 +96,6 @@ void afdo_counts_free(struct afdo_counts *c)
 	afdo_map_free(&c->addrs);
 }
 
-/*
- * Each record gives a branch count (from -> to); the target of each
- * older record runs straight to the source of the next younger one,
- * which is the last instruction of that fall-through range. A not-taken
- * conditional branch transfers nothing: no branch, and the range from
- * the next older record's target runs on through it. The records are
- * counted as steps; afdo_counts_finish() makes the branches and ranges.
- */
-int afdo_counts_sample(struct afdo_counts *c, const struct pc_dso *bin,
-		       bool ip_mapped, uint64_t ip, const struct afdo_rec *r,
-		       size_t nr, uint64_t w)
-{
-	struct afdo_stats *st = &c->st;
-	uint64_t next = 0, has_next = 0;
-	size_t i;
-
-	st->samples++;
-	if (ip_mapped && pc_dso_text_at(bin, ip)) {
-		if (afdo_map_add(&c->addrs, ip, 0, 0, 0, 1))
-			return -1;
-	} else {
-		st->samples_other++;
-	}
-	if (!nr) {
-		st->empty_stacks++;
-		return 0;
-	}
-	st->records += nr;
-	for (i = 0; i < nr; i++) {
-		uint64_t from = r[i].from_mapped ? r[i].from : 0;
-		uint64_t to = r[i].to_mapped ? r[i].to : 0;
-		uint64_t flags = r[i].from_mapped | r[i].to_mapped << 1 | has_next;
-
-		if (r[i].not_taken) {
-			st->branches_not_taken++;
-			continue;
-		}
-		if (afdo_map_add(&c->steps, from, to, next, flags, w))
-			return -1;
-		next = from;
-		has_next = AFDO_STEP_HAS_NEXT | (uint64_t)r[i].from_mapped << 2;
-	}
-	return 0;
-}
-
 /* The branch and the range of a step: checked, counted N times (weight W). */
 static int step_out(struct afdo_counts *c, const struct pc_dso *bin,
 		    const struct afdo_cnt *e)
@@ -180,6 +135,73 @@ static int step_out(struct afdo_counts *c, const struct pc_dso *bin,
 }
 
 /*
+ * The steps so far into branches and ranges, and a table of steps that
+ * starts over: the counts add up the same whenever it is done. Done when
+ * the table holds STEPS_MAX steps too, so that it stays in the cache and
+ * memory follows the distinct branches and ranges, not the distinct
+ * pairs of them a recording of much code has.
+ */
+#define STEPS_MAX	(1u << 14)
+
+static int steps_out(struct afdo_counts *c, const struct pc_dso *bin)
+{
+	size_t i;
+
+	for (i = 0; i <= c->steps.mask; i++)
+		if (c->steps.t[i].tag && step_out(c, bin, &c->steps.t[i]))
+			return -1;
+	memset(c->steps.t, 0, (c->steps.mask + 1) * sizeof(*c->steps.t));
+	c->steps.used = 0;
+	return 0;
+}
+
+/*
+ * Each record gives a branch count (from -> to); the target of each
+ * older record runs straight to the source of the next younger one,
+ * which is the last instruction of that fall-through range. A not-taken
+ * conditional branch transfers nothing: no branch, and the range from
+ * the next older record's target runs on through it. The records are
+ * counted as steps; afdo_counts_finish() makes the branches and ranges.
+ */
+int afdo_counts_sample(struct afdo_counts *c, const struct pc_dso *bin,
+		       bool ip_mapped, uint64_t ip, const struct afdo_rec *r,
+		       size_t nr, uint64_t w)
+{
+	struct afdo_stats *st = &c->st;
+	uint64_t next = 0, has_next = 0;
+	size_t i;
+
+	st->samples++;
+	if (ip_mapped && pc_dso_text_at(bin, ip)) {
+		if (afdo_map_add(&c->addrs, ip, 0, 0, 0, 1))
+			return -1;
+	} else {
+		st->samples_other++;
+	}
+	if (!nr) {
+		st->empty_stacks++;
+		return 0;
+	}
+	st->records += nr;
+	for (i = 0; i < nr; i++) {
+		uint64_t from = r[i].from_mapped ? r[i].from : 0;
+		uint64_t to = r[i].to_mapped ? r[i].to : 0;
+		uint64_t flags = r[i].from_mapped | r[i].to_mapped << 1 | has_next;
+
+		if (r[i].not_taken) {
+			st->branches_not_taken++;
+			continue;
+		}
+		if (afdo_map_add(&c->steps, from, to, next, flags, w) ||
+		    (c->steps.used >= STEPS_MAX && steps_out(c, bin)))
+			return -1;
+		next = from;
+		has_next = AFDO_STEP_HAS_NEXT | (uint64_t)r[i].from_mapped << 2;
+	}
+	return 0;
+}
+
+/*
  * A fall-through range never leaves its function: drop the unique ranges
  * whose ends lie in different function symbols. Done once on the unique
  * ranges, not per record.
@@ -189,9 +211,8 @@ int afdo_counts_finish(struct afdo_counts *c, struct pc_dso *bin)
 	struct afdo_map m;
 	size_t i;
 
-	for (i = 0; i <= c->steps.mask; i++)
-		if (c->steps.t[i].tag && step_out(c, bin, &c->steps.t[i]))
-			return -1;
+	if (steps_out(c, bin))
+		return -1;
 	if (!bin->nr_syms)
 		return 0;
 	if (afdo_map_init(&m, (c->ranges.used + 1) * 2))

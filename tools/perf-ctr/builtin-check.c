@@ -76,7 +76,7 @@ static struct prev *prev_of(struct check *c, const struct pc_sample *s)
 	bool added;
 	size_t i = pc_index_get(&c->prev_ix, (void **)&c->prevs, &c->nr_prevs,
 				&c->cap_prevs, sizeof(*c->prevs),
-				pc_hash_u64(pc_hash_u64(0, s->pid), (uintptr_t)s->attr),
+				pc_hash(s->pid, (uintptr_t)s->attr, 0),
 				prev_is, s, &added);
 	struct prev *p;
 

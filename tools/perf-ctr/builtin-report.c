@@ -78,7 +78,7 @@ struct report {
 
 static uint64_t edge_hash(uint64_t from, uint64_t to, const void *key)
 {
-	return pc_hash_u64(pc_hash_u64(pc_hash_u64(0, from), to), (uintptr_t)key);
+	return pc_hash(from, to, (uintptr_t)key);
 }
 
 static bool edge_is(const void *ctx, size_t pos, const void *key)
@@ -147,12 +147,15 @@ static int fold_add(struct report *r, const char *stack)
 	bool added;
 	size_t i = pc_index_get(&r->fold_ix, (void **)&r->fold, &r->nr_fold,
 				&r->cap_fold, sizeof(*r->fold),
-				pc_hash_str(0, stack), fold_is, stack, &added);
+				pc_hash(pc_hash_str(stack), 0, 0), fold_is, stack,
+				&added);
 
 	if (i == PC_INDEX_NONE)
 		return -1;
 	/* out of memory ends the walk: no lookup meets a NULL stack */
-	if (added && !(r->fold[i].stack = strdup(stack)))
+	if (added)
+		r->fold[i].stack = strdup(stack);
+	if (!r->fold[i].stack)
 		return -1;
 	r->fold[i].count++;
 	return 0;
@@ -423,8 +426,7 @@ static struct func *build_funcs(struct report *r, size_t *nr)
 				k.start = 0;
 			}
 			k.dso = l.map ? l.dso : NULL;
-			h = pc_hash_str(pc_hash_u64(pc_hash_u64(0, k.start),
-						    (uintptr_t)k.dso), k.name);
+			h = pc_hash(k.start, (uintptr_t)k.dso, pc_hash_str(k.name));
 			j = pc_index_get(&ix, (void **)&fs, &n, &cap, sizeof(*fs), h,
 					 func_is, &k, &added);
 			if (j == PC_INDEX_NONE) {

@@ -55,10 +55,7 @@ int afdo_map_grow(struct afdo_map *m);
 static inline size_t afdo_map_slot(size_t mask, uint64_t a, uint64_t b,
 				   uint64_t c, uint64_t flags)
 {
-	uint64_t h = a * PC_HASH_MUL ^ (b + flags) * 0xc2b2ae3d27d4eb4fULL ^
-		     c * 0x165667b19e3779f9ULL;
-
-	return (size_t)(h >> 32) & mask;
+	return (size_t)(pc_hash(a, b + flags, c) >> 32) & mask;
 }
 
 /* Add N to the key (A, B, C, FLAGS). 0, or -1 when out of memory. */

@@ -66,7 +66,7 @@ static uint32_t str_index(struct strtab *st, const char *s)
 {
 	bool added;
 	size_t i = pc_index_get(&st->ix, (void **)&st->v, &st->n, &st->cap,
-				sizeof(*st->v), pc_hash_str(0, s), str_is, s, &added);
+				sizeof(*st->v), pc_hash(pc_hash_str(s), 0, 0), str_is, s, &added);
 
 	if (i == PC_INDEX_NONE) {
 		st->oom = true;

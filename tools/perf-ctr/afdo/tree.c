@@ -32,7 +32,7 @@ static struct afdo_inst *top_inst(struct afdo_tree *t, const char *name,
 {
 	bool added;
 	size_t i = pc_index_get(&t->all_ix, (void **)&t->all, &t->nall, &t->call,
-				sizeof(*t->all), pc_hash_str(0, name), top_is,
+				sizeof(*t->all), pc_hash(pc_hash_str(name), 0, 0), top_is,
 				name, &added);
 
 	if (i == PC_INDEX_NONE)
@@ -50,9 +50,8 @@ struct loc_key {
 
 static uint64_t loc_hash(const struct loc_key *k)
 {
-	uint64_t h = pc_hash_u64(0, (uint64_t)k->off << 32 | k->discr);
-
-	return k->name ? pc_hash_str(h, k->name) : h;
+	return pc_hash((uint64_t)k->off << 32 | k->discr,
+		       k->name ? pc_hash_str(k->name) : 0, 0);
 }
 
 /* The position of K in the array of an instance (its kids or bodies). */

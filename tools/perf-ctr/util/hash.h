@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * perf-ctr: one hash function and one hash index for every table of the
- * tool (hash.c). The hash mixes 64-bit words (and bytes, for names) with
- * one multiplier; the index maps a hash to the position of an element
- * in the caller's own array, so that each table keeps its elements as it
- * likes (in insertion order, with whatever fields they have) and only
- * the probing is shared. aggregate's counts (afdo/counts.c), the one hot
- * table, probe inline with the same hash.
+ * tool (hash.c). The hash of a key of up to three 64-bit words multiplies
+ * each by its own odd constant and adds them up (the three multiplies run
+ * side by side); a name is folded into one word first. Its top half is
+ * what the tables use. The index maps a hash to the position of an
+ * element in the caller's own array, so that each table keeps its
+ * elements as it likes (in insertion order, with whatever fields they
+ * have) and only the probing is shared. aggregate's counts
+ * (afdo/counts.c), the one hot table, probe inline with the same hash.
  */
 #ifndef PERF_CTR_HASH_H
 #define PERF_CTR_HASH_H
@@ -17,19 +19,21 @@
 
 #define PC_HASH_MUL	0x9e3779b97f4a7c15ULL
 
-/* Fold the word V into the hash H. */
-static inline uint64_t pc_hash_u64(uint64_t h, uint64_t v)
+/* The hash of the key (A, B, C); the top half is the well mixed one. */
+static inline uint64_t pc_hash(uint64_t a, uint64_t b, uint64_t c)
 {
-	h = (h ^ v) * PC_HASH_MUL;
-	return h ^ (h >> 31);
+	return a * PC_HASH_MUL ^ b * 0xc2b2ae3d27d4eb4fULL ^
+	       c * 0x165667b19e3779f9ULL;
 }
 
-/* Fold the NUL-terminated string S into the hash H. */
-static inline uint64_t pc_hash_str(uint64_t h, const char *s)
+/* A NUL-terminated string as one word of a key. */
+static inline uint64_t pc_hash_str(const char *s)
 {
+	uint64_t h = 0;
+
 	while (*s)
 		h = (h ^ (unsigned char)*s++) * PC_HASH_MUL;
-	return pc_hash_u64(h, 0);
+	return h ^ (h >> 32);
 }
 
 /*

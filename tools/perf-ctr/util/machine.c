@@ -177,7 +177,7 @@ static bool proc_is(const void *ctx, size_t pos, const void *key)
 
 static struct pc_proc *proc_find(const struct pc_machine *mc, uint32_t pid)
 {
-	size_t i = pc_index_find(&mc->pids, pc_hash_u64(0, pid), proc_is,
+	size_t i = pc_index_find(&mc->pids, pc_hash(pid, 0, 0), proc_is,
 				 mc->procs, &pid);
 
 	return i == PC_INDEX_NONE ? NULL : &mc->procs[i];
@@ -188,7 +188,7 @@ static struct pc_proc *proc_get(struct pc_machine *mc, uint32_t pid)
 	bool added;
 	size_t i = pc_index_get(&mc->pids, (void **)&mc->procs, &mc->nr_procs,
 				&mc->cap_procs, sizeof(*mc->procs),
-				pc_hash_u64(0, pid), proc_is, &pid, &added);
+				pc_hash(pid, 0, 0), proc_is, &pid, &added);
 
 	if (i == PC_INDEX_NONE)
 		return NULL;
@@ -295,7 +295,9 @@ int pc_machine_mmap(struct pc_machine *mc, const struct pc_mmap *m)
 	if (!(m->prot & PROT_EXEC) || !m->len)
 		return 0;
 	e = sb_add(mc, SB_MMAP, m->pid, m->time, &mc->nr_mmaps);
-	if (!e || !(e->dso = dso_get(mc, m->filename)))
+	if (e)
+		e->dso = dso_get(mc, m->filename);
+	if (!e || !e->dso)
 		return -1;
 	e->start = m->start;
 	e->len = m->len;

@@ -250,6 +250,23 @@ static u64 *kvm_riscv_ssctr_field(struct riscv_ssctr_entry *e,
 	}
 }
 
+/*
+ * The field of the records that ONE_REG register @reg_num of
+ * KVM_REG_RISCV_CSR_SSCTR_ENTRY is, or NULL beyond the deepest buffer.
+ */
+static u64 *kvm_riscv_ssctr_entry_reg(struct kvm_vcpu_ssctr *s,
+				      unsigned long reg_num)
+{
+	unsigned long regs = kvm_riscv_vcpu_ssctr_num_regs() -
+			     KVM_RISCV_SSCTR_CSRS;
+
+	if (reg_num >= regs)
+		return NULL;
+	reg_num = array_index_nospec(reg_num, regs);
+	return kvm_riscv_ssctr_field(&s->raw[reg_num / KVM_RISCV_SSCTR_FIELDS],
+				     reg_num % KVM_RISCV_SSCTR_FIELDS);
+}
+
 /* The vCPU's state, allocated at its first access, or NULL. */
 static struct kvm_vcpu_ssctr *kvm_riscv_vcpu_ssctr_state(struct kvm_vcpu *vcpu,
 							  int *err)
@@ -276,7 +293,7 @@ int kvm_riscv_vcpu_ssctr_get_reg(struct kvm_vcpu *vcpu,
 				 unsigned long reg_num, unsigned long *val)
 {
 	struct kvm_vcpu_ssctr *s;
-	unsigned long regs;
+	u64 *field;
 	int err;
 
 	s = kvm_riscv_vcpu_ssctr_state(vcpu, &err);
@@ -299,12 +316,10 @@ int kvm_riscv_vcpu_ssctr_get_reg(struct kvm_vcpu *vcpu,
 		}
 	}
 
-	regs = kvm_riscv_vcpu_ssctr_num_regs() - KVM_RISCV_SSCTR_CSRS;
-	if (reg_num >= regs)
+	field = kvm_riscv_ssctr_entry_reg(s, reg_num);
+	if (!field)
 		return -ENOENT;
-	reg_num = array_index_nospec(reg_num, regs);
-	*val = *kvm_riscv_ssctr_field(&s->raw[reg_num / KVM_RISCV_SSCTR_FIELDS],
-				      reg_num % KVM_RISCV_SSCTR_FIELDS);
+	*val = *field;
 	return 0;
 }
 
@@ -344,8 +359,8 @@ int kvm_riscv_vcpu_ssctr_set_reg(struct kvm_vcpu *vcpu,
 				 unsigned long reg_num, unsigned long val)
 {
 	struct kvm_vcpu_ssctr *s;
-	unsigned long regs;
 	unsigned int nr;
+	u64 *field;
 	int err;
 
 	s = kvm_riscv_vcpu_ssctr_state(vcpu, &err);
@@ -372,14 +387,12 @@ int kvm_riscv_vcpu_ssctr_set_reg(struct kvm_vcpu *vcpu,
 		}
 	}
 
-	regs = kvm_riscv_vcpu_ssctr_num_regs() - KVM_RISCV_SSCTR_CSRS;
-	if (reg_num >= regs)
+	field = kvm_riscv_ssctr_entry_reg(s, reg_num);
+	if (!field)
 		return -ENOENT;
 	/* A hart ignores writes beyond its depth: only 0 reads back. */
 	if (reg_num >= nr * KVM_RISCV_SSCTR_FIELDS)
 		return val ? -EINVAL : 0;
-	reg_num = array_index_nospec(reg_num, nr * KVM_RISCV_SSCTR_FIELDS);
-	*kvm_riscv_ssctr_field(&s->raw[reg_num / KVM_RISCV_SSCTR_FIELDS],
-			       reg_num % KVM_RISCV_SSCTR_FIELDS) = val;
+	*field = val;
 	return 0;
 }

@@ -9,7 +9,8 @@
  *   and runs SCTRCLR: each must raise an illegal-instruction exception
  *   in the guest, not exit to this VMM;
  * - reads all 256 entries of the CTR window (vsiselect 0x200 to 0x2ff,
- *   sireg to sireg3) ROUNDS times, between exits to the host: it must
+ *   sireg to sireg3) ROUNDS times (or as often as the first argument
+ *   says), between exits to the host: it must
  *   find nothing, and each read must trap, as hstateen0.CTR is clear
  *   (KVM gives an illegal instruction). A hart that lets the guest reach
  *   the buffer there (QEMU 11.1 does) fails: KVM does nothing about the
@@ -20,6 +21,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <linux/stringify.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -133,7 +135,7 @@ static bool host_has_ctr(void)
 		       F_OK);
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
 	unsigned long marks = 0, csr_exits = 0, round = 0;
 	struct kvm_vcpu *vcpu;
@@ -153,6 +155,11 @@ int main(void)
 	vm_init_vector_tables(vm);
 	vcpu_init_vector_tables(vcpu);
 	vm_install_exception_handler(vm, EXC_INST_ILLEGAL, guest_illegal);
+	if (argc > 1) {
+		rounds = strtoul(argv[1], NULL, 0);
+		TEST_ASSERT(rounds, "rounds: %s", argv[1]);
+		sync_global_to_guest(vm, rounds);
+	}
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 
 	while (!done) {

@@ -139,14 +139,20 @@ if [ $kernel_ok = 1 ]; then
 	# the stress test, make nested) take turns on the other core.
 	stage_start "guests: -cpu max,smaia=false,ssaia=false -icount (CTR, no AIA), beside the static checks of the series, -cpu max (CTR, AIA), -cpu max,smctr=false,ssctr=false (no CTR), -cpu max,sscofpmf=false (CTR, no overflow interrupt), stress, a hart without TYPE and make nested"
 	# 900 s fit it on CI's machines; it ran out of them, before the
-	# end of perf 7.3's record_lbr.sh, on a slower one: 1800.
-	guest_run noaia --cpu max,smaia=false,ssaia=false --icount --run check \
-		--append "ctr.isa=yes ctr.depth=256 ctr.exact=1" --timeout 1800 &
+	# end of perf 7.3's record_lbr.sh, on a slower one: 1800. The -cpu
+	# max hart's check comes in two boots, one on each core: its
+	# kselftests and KVM tests, and after the -icount guest on this
+	# core, its shell tests and perf (with the recordings the host
+	# checks below).
+	(guest_run noaia --cpu max,smaia=false,ssaia=false --icount --run check \
+		--append "ctr.isa=yes ctr.depth=256 ctr.exact=1" --timeout 1800
+	 guest_run maxperf --cpu max --run check \
+		--append "ctr.isa=yes ctr.depth=256 ctr.files=1 ctr.part=perf") &
 	exact=$!
 	# Meanwhile, on the other core:
 	static_checks
 	guest_run max --cpu max --run check \
-		--append "ctr.isa=yes ctr.depth=256 ctr.files=1"
+		--append "ctr.isa=yes ctr.depth=256 ctr.part=kernel"
 	guest_run noctr --cpu max,smctr=false,ssctr=false --run check \
 		--append "ctr.isa=no"
 	# Ssctr without overflow interrupts: CTR stays unused, and says so.
@@ -155,8 +161,9 @@ if [ $kernel_ok = 1 ]; then
 	# A hart with what Smctr makes mandatory and little more: one depth,
 	# no mispredict bit, no cycle count, none of the optional sctrctl
 	# fields (no filters, no call stacks), the patched QEMU's properties.
+	# What does not depend on the hart's parts the -cpu max boot runs.
 	guest_run reduced --cpu "$REDUCED_CPU" --run check \
-		--append "ctr.isa=yes ctr.depth=16 ctr.files=1 ctr.caps=$REDUCED_CAPS"
+		--append "ctr.isa=yes ctr.depth=16 ctr.files=1 ctr.scope=hart ctr.caps=$REDUCED_CAPS"
 	# Every part but TYPE: type filters where the hart applies them.
 	guest_run notype --cpu max,ctr-type=off --run notype
 	# perf record -b in a nested Linux guest (make nested, about 2.5
@@ -164,7 +171,7 @@ if [ $kernel_ok = 1 ]; then
 	nested_rc=0
 	"$TOP/scripts/nested.sh" >"$OUT/nested.log" 2>&1 || nested_rc=$?
 	wait $exact
-	for g in max noaia noctr nosampling stress reduced notype; do
+	for g in max maxperf noaia noctr nosampling stress reduced notype; do
 		guest_results $g
 	done
 	while read -r v rest; do
@@ -218,7 +225,7 @@ if [ $kernel_ok = 1 ]; then
 			workload sled spin)
 	}
 	: >"$OUT/e2e.log"
-	guest_recordings max "" ""
+	guest_recordings maxperf "" ""
 	guest_recordings reduced "reduced hart: " "$REDUCED_CAPS"
 	stage_end
 else

@@ -3,13 +3,16 @@
 """guest-files.py LOG DIR: save the files a guest printed on its console.
 
 The guest has no shared folder: a file comes out as base64 between a
-'ctr-file-begin NAME' and a 'ctr-file-end' line. Prints the saved paths;
-exits 1 when a block does not decode.
+'ctr-file-begin NAME' and a 'ctr-file-end' line, gzip'ed or not; one
+whose NAME does not end in .gz is saved unpacked. Prints the saved
+paths; exits 1 when a block does not decode.
 """
 import base64
 import binascii
+import gzip
 import os
 import sys
+import zlib
 
 
 def main():
@@ -24,8 +27,12 @@ def main():
             elif line == 'ctr-file-end' and name:
                 try:
                     data = base64.b64decode(''.join(chunks), validate=True)
-                except (binascii.Error, ValueError) as e:
-                    print(f'{log}: {name}: bad base64: {e}', file=sys.stderr)
+                    if data[:2] == b'\x1f\x8b' and not name.endswith('.gz'):
+                        data = gzip.decompress(data)
+                except (binascii.Error, ValueError, OSError, EOFError,
+                        zlib.error) as e:
+                    print(f'{log}: {name}: does not decode: {e}',
+                          file=sys.stderr)
                     rc = 1
                 else:
                     path = os.path.join(out, name)

@@ -7,7 +7,9 @@
 # overflow handler included. For each CTR depth (riscv_ctr.depth=) and
 # period it prints the extra instructions per sample that reading the
 # branch stack costs (everything: the handler, the ring buffer, perf
-# record writing the records out), per record and as a multiple of the
+# record writing the records out), with -b (each record copied as it is
+# read) and with -j any,u,save_type (each record decoded: its type and
+# its ends' privilege), per record and as a multiple of the
 # floor of four CSR accesses per record, and the slowdown of perf record
 # -b relative to perf record at the same period (target: at most 1.10),
 # and what a bpf_get_branch_snapshot() of the whole buffer costs. The
@@ -65,15 +67,17 @@ for line in sys.stdin:
 # The workload fills the buffer long before its first sample: a sample
 # carries DEPTH records, and reading them takes at least four CSR
 # accesses each (siselect, sireg, sireg2, sireg3): the floor.
-print("depth  cycles  period    plain ns   -b ns      samples  insns/sample  per record  /floor  -b/plain")
+print("mode -b: perf record -b; save_type: perf record -j any,u,save_type")
+print("depth  cycles  period  mode       plain ns  branch ns  samples  insns/sample  per record  /floor  /plain")
 for (depth, cc, period, mode) in sorted(runs, key=lambda k: (k[0], k[1] == "no", k[2], k[3])):
-    if mode != "branches":
+    if mode == "plain":
         continue
-    b = min(runs[(depth, cc, period, "branches")])
+    b = min(runs[(depth, cc, period, mode)])
     p = min(runs[(depth, cc, period, "plain")])
     per = (b[0] - p[0]) / b[1] if b[1] else float("nan")
-    print(f"{depth:5}  {cc:6}  {period:8}  {p[0]:9}  {b[0]:9}  {b[1]:7}  {per:12.0f}"
-          f"  {per / depth:10.1f}  {per / (4 * depth):6.1f}  {b[0] / p[0]:8.3f}")
+    what = "-b" if mode == "branches" else "save_type"
+    print(f"{depth:5}  {cc:6}  {period:8}  {what:9}  {p[0]:9}  {b[0]:9}  {b[1]:7}  {per:12.0f}"
+          f"  {per / depth:10.1f}  {per / (4 * depth):6.1f}  {b[0] / p[0]:6.3f}")
 '
 # bpf_get_branch_snapshot(): each depth's boot printed
 # "snapshot: N instructions per call (C calls: W with, O without; R records)".

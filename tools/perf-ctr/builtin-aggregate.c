@@ -342,6 +342,8 @@ static int on_sample(void *vc, const struct pc_sample *s)
 		const struct perf_branch_entry *e = &s->br[i];
 
 		r[i].not_taken = pc_br_not_taken(e);
+		r[i].trap = (signed char)pc_br_trap(e);
+		r[i].from_zero = !e->from;
 		if (e->from - lo < len) {
 			r[i].from = e->from + d;
 			r[i].from_mapped = true;
@@ -371,11 +373,10 @@ oom:
 
 /*
  * The TYPE field of a record's "/PRED/INTX/ABORT/CYCLES/TYPE/SPEC" tail
- * (REST): only a not-taken branch matters to the counts.
+ * (REST): a not-taken branch gives no edge, a trap no retired source.
  */
 static void set_text_type(struct perf_branch_entry *e, const char *rest)
 {
-	static const char nt[] = "RISCV_NOT_TAKEN";
 	int i;
 
 	for (i = 0; i < 5; i++) {
@@ -384,18 +385,14 @@ static void set_text_type(struct perf_branch_entry *e, const char *rest)
 			return;
 		rest++;
 	}
-	if (!strncmp(rest, nt, sizeof(nt) - 1) &&
-	    (rest[sizeof(nt) - 1] == '/' || !rest[sizeof(nt) - 1])) {
-		e->type = PERF_BR_EXTEND_ABI;
-		e->new_type = PC_BR_RISCV_NOT_TAKEN;
-	}
+	pc_branch_type_parse(rest, strcspn(rest, "/"), e);
 }
 
 /*
  * The text of `perf script -F [pid,]ip,brstack`: one sample a line, an
  * optional decimal pid, the hex ip, then FROM/TO/... records, youngest
  * first. No mappings: addresses are the binary's link-time ones. Of the
- * flags, only a TYPE of RISCV_NOT_TAKEN is read.
+ * flags, only the TYPE is read.
  */
 static int read_brstack_text(const char *file, struct agg_ctx *c,
 			     struct pc_error *err)
@@ -604,8 +601,9 @@ static void print_stats(const struct agg_ctx *c)
 			 (unsigned long long)st->branches_not_taken);
 	fprintf(stderr,
 		"perf-ctr aggregate: %llu samples (%llu outside %s, %llu with no records), %llu records\n"
-		"  branches: %llu, %llu unique, %llu with an end outside the binary's text%s\n"
-		"  ranges: %llu, %llu unique; rejected: %llu start after end, %llu outside the text or across sections, %llu misaligned, %llu unique across functions\n"
+		"  branches: %llu, %llu unique, %llu with an end outside the binary's text, %llu traps%s\n"
+		"  function entries: %llu, %llu from outside the binary\n"
+		"  ranges: %llu, %llu unique; rejected: %llu start after end, %llu outside the text or across sections, %llu misaligned, %llu unique across functions, %llu unique through a jump, %llu unique empty\n"
 		"  sample addresses: %llu unique; mappings: %llu seen, %llu of the binary;"
 		" %llu processes, %llu forks, %llu execs\n"
 		"  dropped by the kernel: %llu records, %llu samples; throttled %llu times;"
@@ -615,12 +613,17 @@ static void print_stats(const struct agg_ctx *c)
 		c->bin_base, (unsigned long long)st->empty_stacks,
 		(unsigned long long)st->records,
 		(unsigned long long)st->branches, (unsigned long long)c->counts.branches.used,
-		(unsigned long long)st->branches_outside, not_taken,
+		(unsigned long long)st->branches_outside,
+		(unsigned long long)st->traps, not_taken,
+		(unsigned long long)st->entries,
+		(unsigned long long)st->entries_outside,
 		(unsigned long long)st->ranges, (unsigned long long)c->counts.ranges.used,
 		(unsigned long long)st->ranges_bad_order,
 		(unsigned long long)st->ranges_outside,
 		(unsigned long long)st->ranges_misaligned,
 		(unsigned long long)st->ranges_cross_func,
+		(unsigned long long)st->ranges_cross_jump,
+		(unsigned long long)st->ranges_empty,
 		(unsigned long long)c->counts.addrs.used,
 		(unsigned long long)c->mmaps, (unsigned long long)c->maps_bin,
 		(unsigned long long)c->procs, (unsigned long long)c->forks,

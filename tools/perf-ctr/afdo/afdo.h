@@ -96,7 +96,11 @@ struct afdo_stats {
 	uint64_t samples_other;		/* ip outside the binary */
 	uint64_t ranges, ranges_bad_order, ranges_outside, ranges_misaligned;
 	uint64_t ranges_cross_func;	/* unique ones, dropped before output */
+	uint64_t ranges_cross_jump;	/* unique ones through a jump, dropped */
+	uint64_t ranges_empty;		/* ending before their first instruction */
 	uint64_t branches, branches_outside;
+	uint64_t traps;			/* records of traps: no branch edge */
+	uint64_t entries, entries_outside; /* into a function's first byte */
 	uint64_t branches_not_taken;	/* records of no transfer, skipped */
 	uint64_t empty_stacks;
 	uint64_t weighted;		/* samples weighed by their window */
@@ -114,12 +118,26 @@ struct afdo_stats {
 #define AFDO_STEP_TO		2ULL	/* to (b) is */
 #define AFDO_STEP_NEXT		4ULL	/* next (c) is */
 #define AFDO_STEP_HAS_NEXT	8ULL	/* there is a younger record */
+/* What the record's type says of it (neither: decode its source) */
+#define AFDO_STEP_TRAP		16ULL	/* a trap: its source did not retire */
+#define AFDO_STEP_XFER		32ULL	/* a transfer by its source */
+/* ...and of the younger record's */
+#define AFDO_STEP_NEXT_TRAP	64ULL
+#define AFDO_STEP_NEXT_XFER	128ULL
+/*
+ * An end outside the binary is keyed 0 when it is 0 in the record (the
+ * end in a privilege not recorded), AFDO_ELSEWHERE when it lies in
+ * another file: a jump into a function from another file enters it, a
+ * trap return to its first byte does not.
+ */
+#define AFDO_ELSEWHERE		1ULL
 
 struct afdo_counts {
 	struct afdo_map steps;		/* (from, to, next) */
 	struct afdo_map ranges;		/* (begin, end): end = last instruction */
 	struct afdo_map branches;	/* (from, to) */
 	struct afdo_map addrs;		/* (ip, 0) */
+	struct afdo_map entries;	/* (function start, 0): times entered */
 	struct afdo_stats st;
 };
 
@@ -131,7 +149,9 @@ struct afdo_counts {
 struct afdo_rec {
 	uint64_t from, to;
 	bool from_mapped, to_mapped;
+	bool from_zero;			/* unmapped, and 0 in the record */
 	bool not_taken;			/* pc_br_not_taken(): no transfer */
+	signed char trap;		/* pc_br_trap() */
 };
 
 int afdo_counts_init(struct afdo_counts *c);
@@ -140,7 +160,7 @@ void afdo_counts_free(struct afdo_counts *c);
  * Count one sample of BIN: its address IP (when IP_MAPPED) and its NR
  * records R, each record weighing W. 0, or -1 when out of memory.
  */
-int afdo_counts_sample(struct afdo_counts *c, const struct pc_dso *bin,
+int afdo_counts_sample(struct afdo_counts *c, struct pc_dso *bin,
 		       bool ip_mapped, uint64_t ip, const struct afdo_rec *r,
 		       size_t nr, uint64_t w);
 /*

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "afdo.h"
+#include "riscv-insn.h"
 
 int afdo_map_init(struct afdo_map *m, size_t cap)
 {
@@ -81,7 +82,8 @@ int afdo_counts_init(struct afdo_counts *c)
 	memset(c, 0, sizeof(*c));
 	if (afdo_map_init(&c->steps, 1 << 12) || afdo_map_init(&c->ranges, 1 << 12) ||
 	    afdo_map_init(&c->branches, 1 << 12) ||
-	    afdo_map_init(&c->addrs, 1 << 10)) {
+	    afdo_map_init(&c->addrs, 1 << 10) ||
+	    afdo_map_init(&c->entries, 1 << 8)) {
 		afdo_counts_free(c);
 		return -1;
 	}
@@ -94,10 +96,51 @@ void afdo_counts_free(struct afdo_counts *c)
 	afdo_map_free(&c->ranges);
 	afdo_map_free(&c->branches);
 	afdo_map_free(&c->addrs);
+	afdo_map_free(&c->entries);
 }
 
-/* The branch and the range of a step: checked, counted N times (weight W). */
-static int step_out(struct afdo_counts *c, const struct pc_dso *bin,
+/*
+ * Was the record a trap (an exception or an interrupt) of its source
+ * instruction, which then did not retire? Its type says so when it has
+ * one (flag TRAP or XFER); else the instruction at ADDR does: a record
+ * from one that transfers nothing, and is no trap return, is a trap's.
+ */
+static bool step_trap(const struct pc_dso *bin, uint64_t addr, bool in_bin,
+		      uint64_t flags, uint64_t trap, uint64_t xfer)
+{
+	struct pc_rv_insn in;
+
+	if (flags & (trap | xfer))
+		return flags & trap;
+	return in_bin && pc_dso_insn(bin, addr, &in) && in.kind == PC_RV_OTHER &&
+	       !pc_rv_is_xret(&in);
+}
+
+/*
+ * Does FROM -> TO (TO in the binary's text) enter a function? TO must be
+ * its first byte. From another file it does (main from libc, a callback);
+ * from 0, the end of a privilege not recorded, only a trap does (a trap
+ * return to the first byte resumes a fault there). Inside the binary
+ * everything does but a jump within the function (a loop whose head is
+ * its first instruction); a call to itself is recursion.
+ */
+static bool step_entry(struct pc_dso *bin, uint64_t from, bool fok,
+		       uint64_t to, bool trap)
+{
+	const struct pc_sym *f = pc_dso_sym(bin, to);
+	struct pc_rv_insn in;
+
+	if (!f || f->start != to)
+		return false;
+	if (!fok)
+		return from != 0 || trap;
+	if (trap || pc_dso_sym(bin, from) != f)
+		return true;
+	return pc_dso_insn(bin, from, &in) && pc_rv_is_call(in.kind);
+}
+
+/* The branch, entry and range of a step, counted N times (weight W). */
+static int step_out(struct afdo_counts *c, struct pc_dso *bin,
 		    const struct afdo_cnt *e)
 {
 	struct afdo_stats *st = &c->st;
@@ -106,26 +149,44 @@ static int step_out(struct afdo_counts *c, const struct pc_dso *bin,
 	bool fok = (flags & AFDO_STEP_FROM) && pc_dso_text_at(bin, from);
 	bool tok = (flags & AFDO_STEP_TO) && pc_dso_text_at(bin, to);
 	bool nok = (flags & AFDO_STEP_NEXT) && pc_dso_text_at(bin, next);
+	bool trap = step_trap(bin, from, fok, flags, AFDO_STEP_TRAP,
+			      AFDO_STEP_XFER);
 
 	st->branches += n;
-	if (fok && tok) {
+	if (trap) {
+		/* no branch edge from an instruction that did not retire */
+		st->traps += n;
+	} else if (fok && tok) {
 		if (afdo_map_add(&c->branches, from, to, 0, 0, e->n))
 			return -1;
 	} else {
 		st->branches_outside += n;
 	}
+	if (tok && step_entry(bin, from, fok, to, trap)) {
+		st->entries += n;
+		if (!fok)
+			st->entries_outside += n;
+		if (afdo_map_add(&c->entries, to, 0, 0, 0, e->n))
+			return -1;
+	}
 	if (!(flags & AFDO_STEP_HAS_NEXT))
 		return 0;
-	/* this (older) record's target runs to the younger's source */
+	/*
+	 * This (older) record's target runs to the younger's source; when
+	 * the younger is a trap, to the instruction before it (c = 1).
+	 */
 	st->ranges += n;
 	if (tok && nok) {
+		bool excl = step_trap(bin, next, nok, flags, AFDO_STEP_NEXT_TRAP,
+				      AFDO_STEP_NEXT_XFER);
+
 		if (to > next)
 			st->ranges_bad_order += n;
 		else if (pc_dso_text_at(bin, to) != pc_dso_text_at(bin, next))
 			st->ranges_outside += n;
 		else if ((to | next) & 1)
 			st->ranges_misaligned += n;
-		else if (afdo_map_add(&c->ranges, to, next, 0, 0, e->n))
+		else if (afdo_map_add(&c->ranges, to, next, excl, 0, e->n))
 			return -1;
 	} else if (flags & (AFDO_STEP_TO | AFDO_STEP_NEXT)) {
 		/* one end in the binary, the other not */
@@ -143,7 +204,7 @@ static int step_out(struct afdo_counts *c, const struct pc_dso *bin,
  */
 #define STEPS_MAX	(1u << 14)
 
-static int steps_out(struct afdo_counts *c, const struct pc_dso *bin)
+static int steps_out(struct afdo_counts *c, struct pc_dso *bin)
 {
 	size_t i;
 
@@ -163,7 +224,7 @@ static int steps_out(struct afdo_counts *c, const struct pc_dso *bin)
  * the next older record's target runs on through it. The records are
  * counted as steps; afdo_counts_finish() makes the branches and ranges.
  */
-int afdo_counts_sample(struct afdo_counts *c, const struct pc_dso *bin,
+int afdo_counts_sample(struct afdo_counts *c, struct pc_dso *bin,
 		       bool ip_mapped, uint64_t ip, const struct afdo_rec *r,
 		       size_t nr, uint64_t w)
 {
@@ -184,27 +245,63 @@ int afdo_counts_sample(struct afdo_counts *c, const struct pc_dso *bin,
 	}
 	st->records += nr;
 	for (i = 0; i < nr; i++) {
-		uint64_t from = r[i].from_mapped ? r[i].from : 0;
+		uint64_t from = r[i].from_mapped ? r[i].from :
+				r[i].from_zero ? 0 : AFDO_ELSEWHERE;
 		uint64_t to = r[i].to_mapped ? r[i].to : 0;
 		uint64_t flags = r[i].from_mapped | r[i].to_mapped << 1 | has_next;
+		uint64_t type = r[i].trap < 0 ? 0 :
+				r[i].trap ? AFDO_STEP_TRAP : AFDO_STEP_XFER;
 
 		if (r[i].not_taken) {
 			st->branches_not_taken++;
 			continue;
 		}
-		if (afdo_map_add(&c->steps, from, to, next, flags, w) ||
+		if (afdo_map_add(&c->steps, from, to, next, flags | type, w) ||
 		    (c->steps.used >= STEPS_MAX && steps_out(c, bin)))
 			return -1;
 		next = from;
-		has_next = AFDO_STEP_HAS_NEXT | (uint64_t)r[i].from_mapped << 2;
+		/* the younger's type flags, two bits up */
+		has_next = AFDO_STEP_HAS_NEXT | (uint64_t)r[i].from_mapped << 2 |
+			   type << 2;
 	}
 	return 0;
 }
 
 /*
- * A fall-through range never leaves its function: drop the unique ranges
- * whose ends lie in different function symbols. Done once on the unique
- * ranges, not per record.
+ * Walk a range from its first instruction A to B, which ends it (EXCL:
+ * the range ends before B, B being a trap's source that did not retire).
+ * 0 with *END its last instruction; 1 when it is empty; 2 when it runs
+ * through a jump, call or return (a record between them was lost or
+ * filtered) or B is not on A's instruction stream.
+ */
+static int range_walk(const struct pc_dso *bin, uint64_t a, uint64_t b,
+		      bool excl, uint64_t *end)
+{
+	struct pc_rv_insn in;
+	uint64_t p = a, last = 0;
+	unsigned int len;
+
+	if (excl && a == b)
+		return 1;
+	while (p < b) {
+		len = pc_dso_insn(bin, p, &in);
+		if (!len || pc_rv_is_uncond(in.kind))
+			return 2;
+		last = p;
+		p += len;
+	}
+	if (p != b)
+		return 2;
+	*end = excl ? last : b;
+	return 0;
+}
+
+/*
+ * Once on the unique ranges, not per record: a range that ends before a
+ * trap's source gets its last instruction; a range that runs through an
+ * unconditional transfer (llvm-profgen's check too) is dropped, and so
+ * is one whose ends lie in different function symbols: straight-line
+ * code never leaves its function.
  */
 int afdo_counts_finish(struct afdo_counts *c, struct pc_dso *bin)
 {
@@ -213,16 +310,21 @@ int afdo_counts_finish(struct afdo_counts *c, struct pc_dso *bin)
 
 	if (steps_out(c, bin))
 		return -1;
-	if (!bin->nr_syms)
-		return 0;
 	if (afdo_map_init(&m, (c->ranges.used + 1) * 2))
 		return -1;
 	for (i = 0; i <= c->ranges.mask; i++) {
 		const struct afdo_cnt *r = &c->ranges.t[i];
 		const struct pc_sym *f1, *f2;
+		uint64_t end;
+		int w;
 
 		if (!r->tag)
 			continue;
+		w = range_walk(bin, r->a, r->b, r->c, &end);
+		if (w == 1) {
+			c->st.ranges_empty++;
+			continue;
+		}
 		f1 = pc_dso_sym(bin, r->a);
 		f2 = pc_dso_sym(bin, r->b);
 		/*
@@ -230,11 +332,16 @@ int afdo_counts_finish(struct afdo_counts *c, struct pc_dso *bin)
 		 * or one end in one and the other outside it. Where it knows
 		 * neither end (a stripped binary's .dynsym), nothing is known.
 		 */
-		if (!f1 != !f2 || (f1 && f1->start != f2->start)) {
+		if (bin->nr_syms &&
+		    (!f1 != !f2 || (f1 && f1->start != f2->start))) {
 			c->st.ranges_cross_func++;
 			continue;
 		}
-		if (afdo_map_add(&m, r->a, r->b, 0, 0, r->n)) {
+		if (w) {
+			c->st.ranges_cross_jump++;
+			continue;
+		}
+		if (afdo_map_add(&m, r->a, end, 0, 0, r->n)) {
 			afdo_map_free(&m);
 			return -1;
 		}
@@ -247,7 +354,7 @@ int afdo_counts_finish(struct afdo_counts *c, struct pc_dso *bin)
 size_t afdo_counts_bytes(const struct afdo_counts *c)
 {
 	return (c->steps.mask + c->ranges.mask + c->branches.mask +
-		c->addrs.mask + 4) * sizeof(struct afdo_cnt);
+		c->addrs.mask + c->entries.mask + 5) * sizeof(struct afdo_cnt);
 }
 
 bool afdo_counts_empty(const struct afdo_counts *c)

@@ -306,7 +306,60 @@ static struct afdo_tgt *tgt_of(struct afdo_tree *t, struct afdo_body *bd,
 	return v;
 }
 
-/* Call targets at the calls' locations, head counts at the callees. */
+/* The top-level instance of the function at its first byte ENTRY, or NULL. */
+static struct afdo_inst *callee_of(struct tree_build *b, struct pc_dso *bin,
+				   uint64_t entry, const char **name, bool *oom)
+{
+	struct pc_frame callee[PC_MAX_FRAMES];
+	const struct pc_sym *fs = pc_dso_sym(bin, entry);
+	struct afdo_inst *top;
+	int nc;
+
+	*oom = false;
+	if (!fs || fs->start != entry)
+		return NULL;
+	*name = fs->name;
+	nc = pc_dwarf_frames(b->s, entry, callee, PC_MAX_FRAMES);
+	if (nc <= 0)
+		return NULL;
+	*name = callee[0].name;
+	top = top_inst(b->t, *name, callee[0].decl_line);
+	*oom = !top;
+	return top;
+}
+
+/*
+ * Head counts: every entry into a function (afdo_counts), from a call, a
+ * tail call or another file. A function known by its symbol only has no
+ * instance to count them in.
+ */
+static int add_heads(struct tree_build *b, const struct afdo_counts *c,
+		     struct pc_dso *bin)
+{
+	size_t i;
+
+	for (i = 0; i <= c->entries.mask; i++) {
+		const struct afdo_cnt *e = &c->entries.t[i];
+		struct afdo_inst *top;
+		const char *name;
+		bool oom;
+
+		if (!e->tag)
+			continue;
+		top = callee_of(b, bin, e->a, &name, &oom);
+		if (oom)
+			return -1;
+		if (top)
+			top->head += e->n;
+	}
+	return 0;
+}
+
+/*
+ * Call targets at the locations of the transfers into a function's first
+ * byte: calls, and jumps from other functions (tail calls), as
+ * llvm-profgen counts them. A jump within the function is a loop.
+ */
 static int add_calls(struct tree_build *b, const struct afdo_counts *c,
 		     struct pc_dso *bin)
 {
@@ -318,36 +371,29 @@ static int add_calls(struct tree_build *b, const struct afdo_counts *c,
 	if (!v)
 		return -1;
 	for (i = 0; i < n && !rc; i++) {
-		struct pc_frame f[PC_MAX_FRAMES], callee[PC_MAX_FRAMES];
-		struct afdo_inst *top;
-		const struct pc_sym *fs;
+		struct pc_frame f[PC_MAX_FRAMES];
+		const char *cname = NULL;
 		struct pc_rv_insn call;
-		const char *cname;
 		struct afdo_body *bd;
 		struct afdo_tgt *tg;
 		bool oom = false;
-		int nf, nc;
+		int nf;
 
-		if (!pc_dso_insn(bin, v[i].a, &call) || !pc_rv_is_call(call.kind))
+		if (!pc_dso_insn(bin, v[i].a, &call) || call.kind == PC_RV_OTHER)
 			continue;
 		/* a call lands on a function's first byte (PLT stubs have none) */
-		fs = pc_dso_sym(bin, v[i].b);
-		if (!fs || fs->start != v[i].b)
-			continue;
-		cname = fs->name;
-		nc = pc_dwarf_frames(b->s, v[i].b, callee, PC_MAX_FRAMES);
-		if (nc > 0) {
-			cname = callee[0].name;
-			top = top_inst(t, cname, callee[0].decl_line);
-			if (!top) {
+		if (!callee_of(b, bin, v[i].b, &cname, &oom)) {
+			if (oom) {
 				rc = -1;
 				break;
 			}
-			top->head += v[i].n;
-		} else if (t->kind == AFDO_TREE_LLVM) {
 			/* llvm-profgen knows functions by their DWARF only */
-			continue;
+			if (!cname || t->kind == AFDO_TREE_LLVM)
+				continue;
 		}
+		if (!pc_rv_is_call(call.kind) &&
+		    pc_dso_sym(bin, v[i].a) == pc_dso_sym(bin, v[i].b))
+			continue;
 		nf = pc_dwarf_frames(b->s, v[i].a, f, PC_MAX_FRAMES);
 		if (nf <= 0)
 			continue;
@@ -356,7 +402,7 @@ static int add_calls(struct tree_build *b, const struct afdo_counts *c,
 			rc = oom ? -1 : 0;
 			continue;
 		}
-		bd->indirect |= call.kind != PC_RV_CALL;
+		bd->indirect |= !call.direct;
 		tg = tgt_of(t, bd, cname);
 		if (!tg)
 			rc = -1;
@@ -486,6 +532,7 @@ int afdo_tree_build(struct afdo_tree *t, enum afdo_tree_kind kind,
 	}
 	if (afdo_sweep(in->counts, in->bin, add_insn, &b, &spans, &nspans) ||
 	    add_calls(&b, in->counts, in->bin) ||
+	    add_heads(&b, in->counts, in->bin) ||
 	    zero_fill(&b, in->counts, in->bin, spans, nspans))
 		goto oom;
 	free(spans);

@@ -125,6 +125,12 @@ int pc_read_file(const char *file, const struct pc_handlers *h, void *ctx,
  * RISC-V CTR types that perf numbers as PERF_BR_NEW_ARCH_1..5.
  */
 const char *pc_branch_type_name(const struct perf_branch_entry *e);
+/*
+ * The type named by the LEN bytes at NAME, as pc_branch_type_name()
+ * spells it, into E's type and new_type: false when no type has it.
+ */
+bool pc_branch_type_parse(const char *name, size_t len,
+			  struct perf_branch_entry *e);
 
 /* ---- Additions (additive only; the lines above are a shared contract) ---- */
 
@@ -163,6 +169,32 @@ static inline bool pc_br_not_taken(const struct perf_branch_entry *e)
 {
 	return e->type == PERF_BR_EXTEND_ABI &&
 	       e->new_type == PC_BR_RISCV_NOT_TAKEN;
+}
+
+/*
+ * Does the record say the transfer was a trap (an exception or an
+ * interrupt, CTR TYPE 1 or 2)? 1 when it does, 0 when its type names
+ * another transfer, -1 when it has no type (recorded without save_type):
+ * the source instruction then tells. A trap's source is the instruction
+ * that trapped or was interrupted; it did not retire.
+ */
+static inline int pc_br_trap(const struct perf_branch_entry *e)
+{
+	switch (e->type) {
+	case PERF_BR_UNKNOWN:
+		return -1;
+	case PERF_BR_SYSCALL:
+	case PERF_BR_IRQ:
+	case PERF_BR_SERROR:
+		return 1;
+	case PERF_BR_EXTEND_ABI:
+		return e->new_type == PERF_BR_NEW_FAULT_ALGN ||
+		       e->new_type == PERF_BR_NEW_FAULT_DATA ||
+		       e->new_type == PERF_BR_NEW_FAULT_INST ||
+		       e->new_type == PC_BR_RISCV_EXCEPTION;
+	default:
+		return 0;
+	}
 }
 
 /* Names of the 16 ctrdata.TYPE values, "" for reserved ones. */

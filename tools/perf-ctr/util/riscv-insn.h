@@ -48,4 +48,23 @@ static inline bool pc_rv_is_call(enum pc_rv_kind k)
 	return k == PC_RV_CALL || k == PC_RV_IND_CALL || k == PC_RV_CO_SWAP;
 }
 
+/*
+ * A trap return (sret, mret): no transfer in the sense above (its target
+ * is a CSR's), but it retires as one; any other instruction that a
+ * record starts at without transferring control trapped there.
+ */
+static inline bool pc_rv_is_xret(const struct pc_rv_insn *in)
+{
+	return in->len == 4 && (in->bits == 0x10200073 || in->bits == 0x30200073);
+}
+
+/*
+ * Straight-line code never runs through it: it always transfers
+ * control (a jump, a call, a return), unlike a conditional branch.
+ */
+static inline bool pc_rv_is_uncond(enum pc_rv_kind k)
+{
+	return k != PC_RV_OTHER && k != PC_RV_COND;
+}
+
 #endif

@@ -7,6 +7,8 @@
  * a file prints the same everywhere. Generic names match perf's spelling,
  * so `script` output stays comparable with `perf script -F brstack`.
  */
+#include <string.h>
+
 #include "perf-ctr.h"
 
 static const char *const perf_type_names[16] = {
@@ -53,6 +55,31 @@ const char *pc_branch_type_name(const struct perf_branch_entry *e)
 	else
 		n = perf_type_names[e->type & 15];
 	return n ? n : "";
+}
+
+bool pc_branch_type_parse(const char *name, size_t len,
+			  struct perf_branch_entry *e)
+{
+	unsigned int i;
+
+	if (!len)
+		return false;
+	for (i = 0; i < 16; i++) {
+		const char *n = perf_new_type_names[i];
+
+		if (n && strlen(n) == len && !strncmp(n, name, len)) {
+			e->type = PERF_BR_EXTEND_ABI;
+			e->new_type = i;
+			return true;
+		}
+		n = perf_type_names[i];
+		if (n && strlen(n) == len && !strncmp(n, name, len)) {
+			e->type = i;
+			e->new_type = 0;
+			return true;
+		}
+	}
+	return false;
 }
 
 static const char *const ctr_type_names[16] = {

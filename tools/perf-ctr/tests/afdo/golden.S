@@ -5,6 +5,7 @@
  * mix of 16- and 32-bit instructions is spelled out.
  *
  *   _start: a loop of 3 iterations, a call to leaf, a jump back.
+ *   tail: a tail call of leaf.
  */
 	.text
 	.option norelax
@@ -34,3 +35,9 @@ leaf:
 	c.nop				/* 0x10016, 2 */
 	c.jr	ra			/* 0x10018, 2: the return */
 	.size	leaf, . - leaf
+
+	.globl	tail
+	.type	tail, @function
+tail:
+	c.j	leaf			/* 0x1001a, 2: the tail call */
+	.size	tail, . - tail

@@ -823,7 +823,7 @@ int cmd_aggregate(int argc, char **argv)
 		fprintf(stderr, "perf-ctr aggregate: GCC %d profile: %s discriminators\n",
 			notes.gcc_version, notes.discriminators ? "with" : "without");
 	if (!rc && notes.skipped_lines && pc_verbose)
-		fprintf(stderr, "perf-ctr aggregate: %llu locations before their function's line skipped\n",
+		fprintf(stderr, "perf-ctr aggregate: %llu locations of line 0 or 2^16 lines from their function's skipped\n",
 			(unsigned long long)notes.skipped_lines);
 	if (pc_output_close(out, tmp, rc == 0)) {
 		fprintf(stderr, "perf-ctr aggregate: %s: write error: %s\n", output,

@@ -187,7 +187,7 @@ struct afdo_notes {
 	bool gcc;			/* a GCC profile... */
 	int gcc_version;		/* ...for this GCC (0: unknown) */
 	bool discriminators;		/* ...with discriminators */
-	uint64_t skipped_lines;		/* locations before their function's line */
+	uint64_t skipped_lines;		/* line 0, or 2^16 lines from the function's */
 	char err[512];			/* why the writer failed */
 };
 

@@ -120,11 +120,17 @@ static bool line_off(struct afdo_tree *t, const struct pc_frame *f, uint32_t *of
 		*off = (uint32_t)(f->line - f->decl_line) & 0xffff;
 		return true;
 	}
-	if (f->line <= 0 || f->line < f->decl_line || f->line - f->decl_line > 0xffff) {
+	/*
+	 * GCC's offset is (line - function's line) << 16 in 32 bits: a line
+	 * above the function (#line, macros) wraps, as create_gcov writes it
+	 * and GCC computes it. Line 0 is no location for GCC.
+	 */
+	if (f->line <= 0 || f->line - f->decl_line > 0xffff ||
+	    f->decl_line - f->line > 0xffff) {
 		t->skipped_lines++;
 		return false;
 	}
-	*off = (uint32_t)(f->line - f->decl_line);
+	*off = (uint32_t)(f->line - f->decl_line) & 0xffff;
 	return true;
 }
 

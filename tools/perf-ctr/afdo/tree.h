@@ -64,7 +64,7 @@ struct afdo_tree {
 	struct afdo_inst **all;		/* every top-level instance */
 	size_t nall, call;
 	struct pc_index all_ix;
-	uint64_t skipped_lines;		/* before the function's line, or 0 */
+	uint64_t skipped_lines;		/* line 0, or 2^16 lines from the function's */
 	size_t ntgts;			/* call targets found so far */
 };
 

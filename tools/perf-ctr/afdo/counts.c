@@ -153,15 +153,13 @@ static int step_out(struct afdo_counts *c, struct pc_dso *bin,
 			      AFDO_STEP_XFER);
 
 	st->branches += n;
-	if (trap) {
+	if (!fok || !tok)
+		st->branches_outside += n;
+	if (trap)
 		/* no branch edge from an instruction that did not retire */
 		st->traps += n;
-	} else if (fok && tok) {
-		if (afdo_map_add(&c->branches, from, to, 0, 0, e->n))
-			return -1;
-	} else {
-		st->branches_outside += n;
-	}
+	else if (fok && tok && afdo_map_add(&c->branches, from, to, 0, 0, e->n))
+		return -1;
 	if (tok && step_entry(bin, from, fok, to, trap)) {
 		st->entries += n;
 		if (!fok)

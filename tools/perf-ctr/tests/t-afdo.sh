@@ -140,6 +140,37 @@ else
 	fail afdo-llvm-text-profdata
 fi
 
+# A fleet: recordings of several machines, each made into its own profile,
+# merged by llvm-profdata merge --sample, give the profile of all of them
+# read at once (every count the sum; a line's count is its hottest
+# instruction's, the same one in each of these recordings, so the two are
+# equal to the unit; a count scaled or rounded per recording would not
+# be). GCC's side has no such merger in
+# Debian: autofdo 0.19's profile_merger reads only the string table of
+# GCC 11 and older; several recordings go to one perf-ctr aggregate.
+for s in 8 9; do
+	"$PC" synth -o "fleet$s.data" --samples 2000 --depth 32 --binary prog \
+		--seed "$s" >&2
+done
+if [ -z "$profdata" ]; then
+	skip afdo-fleet-llvm-merge "no llvm-profdata: apt-get install llvm-14"
+elif agg -i fleet8.data --binary prog -f llvm-text -o fleet8.prof &&
+     agg -i fleet9.data --binary prog -f llvm-text -o fleet9.prof &&
+     agg -i pie.data -i fleet8.data -i fleet9.data --binary prog -f llvm-text \
+	-o fleet-all.prof &&
+     "$profdata" merge --sample --text pie.prof fleet8.prof fleet9.prof \
+	-o fleet-merged.prof 2>merge.err && [ ! -s merge.err ] &&
+     "$profdata" show --sample fleet-merged.prof >merged.show &&
+     "$profdata" show --sample fleet-all.prof >all.show &&
+     diff -u all.show merged.show >&2 &&
+     grep -q '^Function: work: ' merged.show &&
+     ! cmp -s pie.prof fleet8.prof; then
+	pass afdo-fleet-llvm-merge
+else
+	cat merge.err >&2
+	fail afdo-fleet-llvm-merge
+fi
+
 # The whole LLVM profile (totals, heads, bodies, call targets, inlinees)
 # as llvm-profgen's own symbolization of our ranges: binaries from GCC 12,
 # clang 14 and clang 19 (discriminators with duplication factors, line 0).

@@ -64,6 +64,7 @@ struct agg_ctx {
 	uint64_t lost_before[3];	/* of the recordings before this one */
 	uint64_t samples_filtered;
 	bool window_weight;	/* weigh records by 1 / window length */
+	uint64_t insn_bytes_x256;	/* the binary's mean instruction length */
 	uint64_t filter_seen;	/* branch_sample_type of one such event */
 	int oom;
 };
@@ -260,36 +261,76 @@ static void progress(struct agg_ctx *c, const struct pc_sample *s)
  * branches are sparse is inside many samples' windows, one executed
  * where they are dense in few: unweighted, its range count is its
  * execution count times the length of the window around it. Weighing
- * each sample's records by 1 / (its window's length) makes every range
- * count proportional to execution counts again. Sampled every P taken
- * branches (a branch event, as x86 AutoFDO records), windows cover equal
- * shares of the branch stream and need no weight.
+ * each sample's records by 1 / (its window's length in instructions)
+ * makes every range count proportional to execution counts again.
+ * Sampled every P taken branches (a branch event, as x86 AutoFDO
+ * records), windows cover equal shares of the branch stream and need no
+ * weight.
+ *
+ * Lengths are counted in instructions, not bytes: with compressed
+ * instructions the bytes of a window say its instructions only to within
+ * a factor of two. Straight-line code in the binary's text is walked;
+ * elsewhere (a library) its bytes are divided by the binary's mean
+ * instruction length.
  */
-#define WEIGHT_UNIT	(1ULL << 20)	/* the weight of a 1-byte window */
+#define WEIGHT_UNIT	(1ULL << 20)	/* the weight of a 1-instruction window */
 
-static uint64_t window_weight(const struct pc_sample *s)
+/* Instructions from one record's target TO to the next one's source FROM. */
+static uint64_t straight_insns(const struct agg_ctx *c,
+			       const struct perf_branch_entry *older,
+			       const struct afdo_rec *ro,
+			       const struct perf_branch_entry *younger,
+			       const struct afdo_rec *ry)
 {
-	uint64_t span = 0, i, from = 0;
-	bool have_from = false;
+	uint64_t n = 0, to = older->to, from = younger->from;
+
+	if (ro->to_mapped && ry->from_mapped)
+		n = pc_dso_count_insns(c->bin, ro->to, ry->from);
+	if (n)
+		return n;
+	/* the branch itself, and what its bytes say, when they say anything */
+	if (to && from >= to && from - to < WEIGHT_UNIT)
+		n = (from - to) * 256 / c->insn_bytes_x256;
+	return n + 1;
+}
+
+static uint64_t window_weight(const struct agg_ctx *c,
+			      const struct pc_sample *s,
+			      const struct afdo_rec *r)
+{
+	uint64_t span = 0, i, prev = 0;
+	bool have_prev = false;
 
 	for (i = 0; i < s->nr; i++) {
-		uint64_t to = s->br[i].to;
-
 		/* a not-taken branch is inside the straight-line code */
-		if (pc_br_not_taken(&s->br[i]))
+		if (r[i].not_taken)
 			continue;
-		/* bytes of straight-line code between the two, and the branch */
-		if (have_from) {
-			if (to && from >= to && from - to < WEIGHT_UNIT)
-				span += from - to;
-			span += 4;
-		}
-		from = s->br[i].from;
-		have_from = true;
+		if (have_prev)
+			span += straight_insns(c, &s->br[i], &r[i],
+					       &s->br[prev], &r[prev]);
+		prev = i;
+		have_prev = true;
 	}
 	if (!span)
 		return 1;
 	return WEIGHT_UNIT / span ? WEIGHT_UNIT / span : 1;
+}
+
+/* The binary's mean instruction length, in 1/256 bytes (4 without text). */
+static uint64_t mean_insn_bytes_x256(const struct pc_dso *bin)
+{
+	uint64_t bytes = 0, insns = 0;
+	unsigned int i;
+
+	for (i = 0; i < bin->nr_text; i++) {
+		const struct pc_text *t = &bin->text[i];
+
+		if (t->size < 2)
+			continue;
+		bytes += t->size;
+		insns += pc_dso_count_insns(bin, t->addr, t->addr + t->size - 2);
+	}
+	return insns ? bytes * 256 / insns : 4 * 256;
 }
 
 static bool branch_event(const struct perf_event_attr *attr)
@@ -358,7 +399,7 @@ static int on_sample(void *vc, const struct pc_sample *s)
 		}
 	}
 	if (s->nr && c->window_weight && !branch_event(s->attr)) {
-		w = window_weight(s);
+		w = window_weight(c, s, r);
 		c->counts.st.weighted++;
 	}
 	if (afdo_counts_sample(&c->counts, c->bin, ip_mapped, ip, r, s->nr, w))
@@ -723,6 +764,8 @@ int cmd_aggregate(int argc, char **argv)
 	c.bin_base = base_name(binary);
 	c.progress = isatty(2);
 	c.window_weight = window;
+	if (window)
+		c.insn_bytes_x256 = mean_insn_bytes_x256(bin);
 	if (afdo_counts_init(&c.counts)) {
 		fprintf(stderr, "perf-ctr aggregate: out of memory\n");
 		pc_dso_free(bin);

@@ -43,14 +43,21 @@ else
 	fail afdo-golden-rejects
 fi
 
-# --weight window: each sample's records count 2^20 / (bytes its window
-# spans, plus 4 a branch): 2^20/10 and 2^20/12 for these two samples.
-printf '10000 0x10008/0x10002/P/-/-/0 0x10008/0x10002/P/-/-/0\n10000 0x10008/0x10003/P/-/-/0 0x10008/0x10000/P/-/-/0\n' >w.brstack
+# --weight window: each sample's records count 2^20 / (the instructions
+# its window spans, the branches included): 3 and 4 instructions of
+# golden's text (10 and 12 bytes) for the first two samples; the third's
+# window is 3 instructions in the text and 16 bytes outside it, taken as
+# 16 / 2.8 (golden's mean instruction length) + 1 = 6.
+cat >w.brstack <<'EOF'
+10000 0x10008/0x10002/P/-/-/0 0x10008/0x10002/P/-/-/0
+10000 0x10008/0x10003/P/-/-/0 0x10008/0x10000/P/-/-/0
+10000 0x10008/0x10002/P/-/-/0 0x20010/0x10002/P/-/-/0 0x20020/0x20000/P/-/-/0
+EOF
 if agg --input-format brstack -i w.brstack --binary golden --weight window -o w.txt &&
-   grep -qx '1002-1008:104857' w.txt && grep -qx '1000-1008:87381' w.txt &&
-   grep -qx '1008->1002:209714' w.txt &&
+   grep -qx '1002-1008:466033' w.txt && grep -qx '1000-1008:262144' w.txt &&
+   grep -qx '1008->1002:815558' w.txt &&
    agg --input-format brstack -i w.brstack --binary golden -o w1.txt &&
-   grep -qx '1002-1008:1' w1.txt; then
+   grep -qx '1002-1008:2' w1.txt; then
 	pass afdo-weight-window
 else
 	cat w.txt >&2

@@ -543,6 +543,23 @@ unsigned int pc_dso_insn(const struct pc_dso *d, uint64_t addr,
 	return pc_rv_decode(t->data + off, t->size - off, d->rv64, in);
 }
 
+uint64_t pc_dso_count_insns(const struct pc_dso *d, uint64_t lo, uint64_t hi)
+{
+	const struct pc_text *t = pc_dso_text_at(d, lo);
+	uint64_t off, end, n = 0;
+
+	if (!t || hi < lo || hi - t->addr >= t->size)
+		return 0;
+	/*
+	 * Only the two low bits of the first parcel say the length: 16
+	 * bits unless both are set (longer encodings are reserved).
+	 */
+	end = hi - t->addr;
+	for (off = lo - t->addr; off <= end && off + 1 < t->size; n++)
+		off += (t->data[off] & 3) == 3 ? 4 : 2;
+	return n;
+}
+
 void pc_dso_free(struct pc_dso *d)
 {
 	size_t i;

@@ -116,6 +116,13 @@ static inline const struct pc_text *pc_dso_text_at(const struct pc_dso *d,
 unsigned int pc_dso_insn(const struct pc_dso *d, uint64_t addr,
 			 struct pc_rv_insn *in);
 
+/*
+ * The instructions that start in [LO, HI], walked by their lengths from
+ * LO (HI the address of the last one): 0 when LO and HI are not in one of
+ * D's executable sections, or HI < LO.
+ */
+uint64_t pc_dso_count_insns(const struct pc_dso *d, uint64_t lo, uint64_t hi);
+
 /* D's DWARF (its own, or its debug file's), NULL when it has none. */
 struct pc_dwarf *pc_dso_dwarf(struct pc_dso *d, char *err, size_t errlen);
 

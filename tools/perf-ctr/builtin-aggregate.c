@@ -76,6 +76,12 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
+/* "[kernel.kallsyms]_text" and the like: perf's maps of the kernel. */
+static bool kernel_map(const struct pc_dso *d)
+{
+	return !strncmp(d->name, "[kernel.kallsyms]", 17);
+}
+
 /*
  * Is file D of the recording the --binary? By build id when both have
  * one, else by file name: the recording's paths are the target's own
@@ -84,6 +90,10 @@ static const char *base_name(const char *p)
 static int classify(struct agg_ctx *c, const struct pc_dso *d)
 {
 	bool same_name = !strcmp(base_name(d->name), c->bin_base);
+
+	/* perf's map of the running kernel's text: a vmlinux's */
+	if (kernel_map(d))
+		return pc_dso_is_kernel(c->bin) ? DSO_BINARY : DSO_OTHER;
 
 	if (d->build_id_size && c->bin->elf_build_id_size) {
 		if (d->build_id_size >= c->bin->elf_build_id_size &&
@@ -153,6 +163,18 @@ static bool reloc_slow(struct agg_ctx *c, uint32_t pid, uint64_t time,
 		w->r = r;
 		w->bin = false;
 		return false;
+	}
+	if (kernel_map(m->dso)) {
+		/*
+		 * Its pgoff is where _text runs (KASLR's offset included):
+		 * every address of the map moves by the same amount.
+		 */
+		w = &c->win[0];
+		w->r = r;
+		w->bin = true;
+		w->delta = c->bin->ktext - m->pgoff;
+		*out = addr + w->delta;
+		return true;
 	}
 	off = addr - m->start + m->pgoff;
 	seg = pc_dso_seg(c->bin, off);

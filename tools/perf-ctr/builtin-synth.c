@@ -25,6 +25,7 @@
 #include "options.h"
 #include "dso.h"
 #include "search.h"
+#include "machine.h"
 
 #ifndef PERF_SAMPLE_BRANCH_HW_INDEX
 #define PERF_SAMPLE_BRANCH_HW_INDEX	(1U << 17)
@@ -50,6 +51,7 @@ struct synth {
 	size_t nr_calls;
 	uint64_t text_start, text_end;	/* link-time */
 	uint64_t map_start, map_len, pgoff, bias;
+	bool kernel;		/* a kernel image, moved by bias (KASLR) */
 	uint8_t build_id[20], build_id_size;
 	char filename[PATH_MAX];
 	uint64_t rng;
@@ -153,7 +155,7 @@ static int riscv_sites(struct synth *s, const struct pc_dso *d)
 	return 0;
 }
 
-static int load_binary(struct synth *s, const char *path)
+static int load_binary(struct synth *s, const char *path, uint64_t kaslr)
 {
 	const struct pc_seg *x = NULL;
 	struct pc_dso *d;
@@ -185,6 +187,19 @@ static int load_binary(struct synth *s, const char *path)
 	s->map_len = ((x->vaddr + x->memsz + 0xfff) & ~0xfffULL) -
 		     (x->vaddr & ~0xfffULL);
 	s->pgoff = x->offset & ~0xfffULL;
+	if (s->kernel) {
+		if (!pc_dso_is_kernel(d)) {
+			fprintf(stderr, "perf-ctr synth: %s: not a Linux kernel image (no linux_banner and _text)\n",
+				path);
+			goto out;
+		}
+		/* perf's kernel map: from _text as it runs, its pgoff too */
+		s->bias = kaslr;
+		s->map_start = d->ktext + kaslr;
+		s->map_len = s->text_end - d->ktext;
+		s->pgoff = d->ktext + kaslr;
+		strcpy(s->filename, "[kernel.kallsyms]_text");
+	}
 	s->build_id_size = d->elf_build_id_size;
 	memcpy(s->build_id, d->elf_build_id, sizeof(s->build_id));
 	/* The functions of its symbol table that lie in that segment. */
@@ -356,7 +371,8 @@ int cmd_synth(int argc, char **argv)
 {
 	const char *out = NULL, *binary = NULL;
 	uint64_t nsamples = 1000, depth = 32, seed = 1, events = 1, round = 256;
-	bool hw_idx, no_hw_idx = false, bogus = false;
+	uint64_t kaslr = 0;
+	bool hw_idx, no_hw_idx = false, bogus = false, kernel = false;
 	struct synth s;
 	struct perf_event_attr attr;
 	struct perf_branch_entry br[256];
@@ -374,6 +390,12 @@ int cmd_synth(int argc, char **argv)
 		       "2 adds an event that samples without branch\nstacks"),
 		PC_BOOL(0, "no-hw-idx", &no_hw_idx, "leave out the hw_idx of branch stacks"),
 		PC_BOOL(0, "bogus", &bogus, "plant the defects that perf-ctr check reports"),
+		PC_BOOL(0, "kernel", &kernel,
+			"--binary is a vmlinux: kernel samples (-j any,k)\n"
+			"of a process, perf's map of the kernel's text"),
+		PC_U64(0, "kaslr", &kaslr, "OFFSET",
+		       "with --kernel: the kernel runs OFFSET bytes above\n"
+		       "its link-time addresses (default 0)"),
 		PC_U64(0, "round", &round, "N",
 		       "a FINISHED_ROUND after every N samples, as perf\n"
 		       "record ends its passes (default 256; 0: none)"),
@@ -391,10 +413,13 @@ int cmd_synth(int argc, char **argv)
 	if (events < 1 || events > 2)
 		return pc_usage_error(opts, &usage, "--events %llu: 1 or 2",
 				      (unsigned long long)events);
+	if (kernel && !binary)
+		return pc_usage_error(opts, &usage, "--kernel needs --binary");
 	hw_idx = !no_hw_idx;
 	memset(&s, 0, sizeof(s));
 	s.rng = seed * 0x9e3779b97f4a7c15ULL + 1;
-	if (binary ? load_binary(&s, binary) : (fake_binary(&s), 0))
+	s.kernel = kernel;
+	if (binary ? load_binary(&s, binary, kaslr) : (fake_binary(&s), 0))
 		return 1;
 	if (!s.nr_sites) {
 		fprintf(stderr, "perf-ctr synth: no branch sites found\n");
@@ -418,11 +443,14 @@ int cmd_synth(int argc, char **argv)
 	attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 			   PERF_SAMPLE_BRANCH_STACK;
-	attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER |
+	attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY |
+				  (kernel ? PERF_SAMPLE_BRANCH_KERNEL :
+					    PERF_SAMPLE_BRANCH_USER) |
 				  PERF_SAMPLE_BRANCH_TYPE_SAVE |
 				  PERF_SAMPLE_BRANCH_PRIV_SAVE |
 				  (hw_idx ? PERF_SAMPLE_BRANCH_HW_INDEX : 0);
-	attr.exclude_kernel = 1;
+	attr.exclude_kernel = !kernel;
+	attr.exclude_user = kernel;
 	attr.exclude_hv = 1;
 	attr.mmap = attr.comm = attr.mmap2 = 1;
 	attr.sample_id_all = 1;
@@ -445,6 +473,14 @@ int cmd_synth(int argc, char **argv)
 			.build_id_size = s.build_id_size,
 		};
 
+		if (kernel) {
+			c.comm = "kworkload";
+			/* as perf writes it: pid -1, tid 0 */
+			m.pid = PC_PID_KERNEL;
+			m.tid = 0;
+			m.misc = PERF_RECORD_MISC_KERNEL;
+			m.build_id_size = 0;
+		}
 		memcpy(m.build_id, s.build_id, sizeof(m.build_id));
 		ret = ret ? ret : pc_writer_comm(w, &c);
 		ret = ret ? ret : pc_writer_mmap2(w, &m);
@@ -455,7 +491,8 @@ int cmd_synth(int argc, char **argv)
 	for (i = 0; !ret && i < nsamples; i++) {
 		struct pc_sample smp = {
 			.pid = 4242, .tid = 4242, .time = 1000000000ULL + i * 100000,
-			.period = 10007, .misc = PERF_RECORD_MISC_USER,
+			.period = 10007,
+			.misc = kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
 			.id = ids[0], .br = br, .nr = depth,
 			.has_hw_idx = hw_idx, .hw_idx = depth ? depth - 1 : 0,
 		};
@@ -463,6 +500,8 @@ int cmd_synth(int argc, char **argv)
 		/* Oldest first in time, youngest first in the stack. */
 		for (d = depth; d-- > 0;)
 			step(&s, &pc, &br[d]);
+		for (d = 0; kernel && d < depth; d++)
+			br[d].priv = PERF_BR_PRIV_KERNEL;
 		smp.ip = depth ? br[0].to : s.funcs[0].start + s.bias;
 		if (bogus && depth >= 2)
 			make_bogus(br, &smp, i);

@@ -63,6 +63,20 @@ static bool code_sym(Elf *e, const GElf_Sym *s)
 	       (sh.sh_flags & SHF_EXECINSTR);
 }
 
+/* The symbols that say D is a kernel image, and where its _text is. */
+static void kernel_sym(struct pc_dso *d, const char *name, uint64_t value)
+{
+	if (!strcmp(name, "linux_banner")) {
+		d->linux_banner = true;
+	} else if (!strcmp(name, "_text")) {
+		d->ktext = value;
+		d->ktext_sym = 2;
+	} else if (!strcmp(name, "_stext") && d->ktext_sym < 2) {
+		d->ktext = value;
+		d->ktext_sym = 1;
+	}
+}
+
 static void load_syms_from(struct pc_dso *d, Elf *e, Elf_Scn *scn, GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -78,11 +92,14 @@ static void load_syms_from(struct pc_dso *d, Elf *e, Elf_Scn *scn, GElf_Shdr *sh
 		GElf_Sym s;
 		const char *name;
 
-		if (!gelf_getsym(data, i, &s) || s.st_shndx == SHN_UNDEF ||
-		    s.st_shndx >= SHN_LORESERVE || !code_sym(e, &s))
+		if (!gelf_getsym(data, i, &s) || s.st_shndx == SHN_UNDEF)
 			continue;
 		name = elf_strptr(e, sh->sh_link, s.st_name);
 		if (!name || !*name)
+			continue;
+		if (name[0] == '_' || name[0] == 'l')
+			kernel_sym(d, name, s.st_value);
+		if (s.st_shndx >= SHN_LORESERVE || !code_sym(e, &s))
 			continue;
 		syms[k].start = s.st_value;
 		syms[k].end = s.st_value + s.st_size;

@@ -62,6 +62,14 @@ struct pc_dso {
 	/* The build id the recording gives the file (MMAP2, HEADER_BUILD_ID). */
 	uint8_t build_id[20], build_id_size;
 	bool build_id_feature;	/* HEADER_BUILD_ID's: an MMAP2's replaces it */
+	/*
+	 * A Linux kernel image (it has linux_banner): the link-time address
+	 * of _text (else _stext), which perf's kernel map gives the running
+	 * address of as its pgoff. ktext_sym: 0 neither, 1 _stext, 2 _text.
+	 */
+	bool linux_banner;
+	uint8_t ktext_sym;
+	uint64_t ktext;
 	struct pc_sym *syms;	/* sorted by start, one per address */
 	size_t nr_syms;
 	char *dbg_path;		/* of dbg_elf */
@@ -81,6 +89,12 @@ struct pc_dso *pc_dso_new(const char *name);
  * from its separate debug file. NULL, or no ->elf when it is no ELF.
  */
 struct pc_dso *pc_dso_open(const char *path, const char *debug);
+/* Is D a Linux kernel image, relocatable by perf's kernel map? */
+static inline bool pc_dso_is_kernel(const struct pc_dso *d)
+{
+	return d->linux_banner && d->ktext_sym && !d->et_dyn;
+}
+
 /* Open D's file (under --symfs) and read its headers and symbols, once. */
 void pc_dso_load(struct pc_dso *d);
 void pc_dso_free(struct pc_dso *d);

@@ -7,7 +7,7 @@
 
 S := scripts
 
-.PHONY: help setup kernel kernel-debug guest run demo check stress bench bench-perf-ctr autofdo nested patches lint clean
+.PHONY: help setup kernel kernel-debug kernel-clang guest run demo check stress bench bench-perf-ctr autofdo nested patches lint clean
 
 help:
 	@echo "make demo     boot QEMU with CTR and show perf record -b / perf report -b"
@@ -18,8 +18,8 @@ help:
 	@echo "make bench-perf-ctr  perf-ctr aggregate vs perf script and llvm-profgen"
 	@echo "make autofdo  AutoFDO via perf-ctr vs FDO on bzip2 and lua (out/autofdo/table.md)"
 	@echo "make nested   perf record -b in a nested Linux guest (Debian QEMU under KVM)"
-	@echo "make patches  write the four kernel series to out/patches/NAME (git format-patch, cover letters)"
-	@echo "make kernel   build the kernel (kernel-debug: KASAN, lockdep)"
+	@echo "make patches  write the five kernel series to out/patches/NAME (git format-patch, cover letters)"
+	@echo "make kernel   build the kernel (kernel-debug: KASAN, lockdep; kernel-clang: clang 19, AutoFDO-ready)"
 	@echo "make setup    install and fetch everything (done by the targets above)"
 
 setup:
@@ -30,6 +30,16 @@ kernel: setup
 
 kernel-debug: setup
 	$(S)/kernel.sh debug
+
+# The ctr kernel built by clang 19 (LLVM=1) with CONFIG_AUTOFDO_CLANG,
+# booted with its KUnit suites.
+kernel-clang: guest
+	$(S)/kernel.sh clang
+	$(S)/run.sh --config clang --run check \
+		--append "ctr.isa=yes ctr.depth=256 ctr.part=kernel" \
+		--timeout 1200 --log out/clang.log
+	python3 $(S)/results.py clang out/clang.log | tee out/clang.results
+	! grep -q '^FAIL' out/clang.results
 
 guest: kernel
 	$(S)/guest-bins.sh

@@ -3,7 +3,7 @@
 #
 # run.sh [options]: boot the CTR kernel in QEMU with the guest initramfs.
 #   --cpu OPTS      QEMU -cpu value (default: max)
-#   --config NAME   kernel config, ctr or debug (default: ctr)
+#   --config NAME   kernel config, ctr, debug or clang (default: ctr)
 #   --smp N         harts (default: 4)
 #   --icount        exact instruction counting (-icount shift=0,sleep=off:
 #                   idle time passes without waiting for the host clock)

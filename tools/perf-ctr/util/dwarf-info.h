@@ -48,6 +48,13 @@ int pc_dwarf_lines(struct pc_dwarf *s, uint64_t addr, const char **files,
 		   int *lines, int max);
 /* Major version of the GCC that built the binary (DW_AT_producer), or 0. */
 int pc_dwarf_gcc_major(struct pc_dwarf *s);
+/*
+ * How many compile units had a line table libdw could not read (each
+ * counted once, at the first address looked up in it), and the first
+ * one's name and libdw's reason.
+ */
+size_t pc_dwarf_bad_lines(const struct pc_dwarf *s, const char **cu,
+			  const char **why);
 
 
 #endif

@@ -54,6 +54,7 @@ struct cu_index {
 	size_t nnode, capnode;
 	struct fn_seg *seg;		/* sorted, disjoint */
 	size_t nseg, capseg;
+	bool lines_bad;			/* libdw refused its line table */
 };
 
 struct pc_dwarf {
@@ -62,6 +63,9 @@ struct pc_dwarf {
 	size_t ncr;
 	struct cu_index *cux;		/* by CU number */
 	size_t ncu;
+	/* CUs whose line table libdw refused, and the first one's why */
+	size_t bad_line_cus;
+	char bad_line_cu[256], bad_line_why[128];
 };
 
 static int cmp_cr(const void *x, const void *y)
@@ -222,6 +226,39 @@ static const uint64_t *row_addrs(struct pc_dwarf *s, long no, Dwarf_Lines *ls,
 	x->row = v;
 	x->nrow = nl;
 	return v;
+}
+
+/*
+ * No line at an address of a CU: say so when libdw cannot read the CU's
+ * line table at all (an elfutils older than the DWARF it is given), once
+ * a CU, instead of giving its every instruction line 0 unseen.
+ */
+static void note_bad_lines(struct pc_dwarf *s, struct cu_index *x,
+			   Dwarf_Die *cu)
+{
+	Dwarf_Lines *ls;
+	size_t nl;
+	const char *name;
+
+	if ((x && x->lines_bad) || !dwarf_getsrclines(cu, &ls, &nl))
+		return;
+	if (x)
+		x->lines_bad = true;
+	if (!s->bad_line_cus++) {
+		name = dwarf_diename(cu);
+		snprintf(s->bad_line_cu, sizeof(s->bad_line_cu), "%s",
+			 name ? name : "?");
+		snprintf(s->bad_line_why, sizeof(s->bad_line_why), "%s",
+			 dwarf_errmsg(-1));
+	}
+}
+
+size_t pc_dwarf_bad_lines(const struct pc_dwarf *s, const char **cu,
+			  const char **why)
+{
+	*cu = s->bad_line_cu;
+	*why = s->bad_line_why;
+	return s->bad_line_cus;
 }
 
 int pc_dwarf_lines(struct pc_dwarf *s, uint64_t addr, const char **files,
@@ -525,6 +562,8 @@ int pc_dwarf_frames(struct pc_dwarf *s, uint64_t addr, struct pc_frame *f,
 		dwarf_linediscriminator(ln, &discr);
 	}
 	x = cu_index(s, no, &cu);
+	if (!ln)
+		note_bad_lines(s, x, &cu);
 	if (x) {
 		/* innermost first, up to the function that holds them */
 		for (i = node_at(x, addr); i >= 0 && k < PC_MAX_FRAMES;

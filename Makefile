@@ -7,7 +7,7 @@
 
 S := scripts
 
-.PHONY: help setup kernel kernel-debug kernel-clang guest run demo check stress bench bench-perf-ctr autofdo nested patches lint clean
+.PHONY: help setup kernel kernel-debug kernel-clang kernel-autofdo guest run demo check stress bench bench-perf-ctr autofdo nested patches lint clean
 
 help:
 	@echo "make demo     boot QEMU with CTR and show perf record -b / perf report -b"
@@ -40,6 +40,11 @@ kernel-clang: guest
 		--timeout 1200 --log out/clang.log
 	python3 $(S)/results.py clang out/clang.log | tee out/clang.results
 	! grep -q '^FAIL' out/clang.results
+
+# Kernel AutoFDO, small: the clang kernel's own branch records into the
+# LLVM profile of its vmlinux, and a kernel file built with it.
+kernel-autofdo: guest
+	$(S)/kernel-autofdo.sh roundtrip
 
 guest: kernel
 	$(S)/guest-bins.sh

@@ -228,6 +228,20 @@ if [ $kernel_ok = 1 ]; then
 	guest_recordings maxperf "" ""
 	guest_recordings reduced "reduced hart: " "$REDUCED_CAPS"
 	stage_end
+
+	# Kernel AutoFDO, small: the clang kernel (built once, about 12
+	# minutes cold) records its own branches in the guest, perf-ctr makes
+	# the LLVM profile of its vmlinux, llvm-profdata reads it and clang
+	# builds a kernel file with it.
+	stage_start "kernel AutoFDO round trip (the clang kernel)"
+	n=0
+	while read -r v rest; do
+		case $v in
+		PASS | FAIL | SKIP) record "$v" "$rest"; n=$((n + 1)) ;;
+		esac
+	done < <("$TOP/scripts/kernel-autofdo.sh" roundtrip 2>"$OUT/kautofdo.log")
+	[ $n -gt 0 ] || record FAIL "kernel AutoFDO round trip (see out/check/kautofdo.log)"
+	stage_end
 else
 	stage_start "static checks of the series"
 	static_checks

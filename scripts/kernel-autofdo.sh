@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kernel-autofdo.sh roundtrip: the kernel AutoFDO loop, small. The clang
+# kernel (kernel.sh clang: CONFIG_AUTOFDO_CLANG) records a kernel
+# workload in the guest (scripts/guest/kprofile: perf record -a -e
+# instructions:k -j any,k), perf-ctr aggregate turns the recording into
+# the LLVM profile of its vmlinux, llvm-profdata 19 reads it, and clang
+# 19 builds a kernel file with it as CLANG_AUTOFDO_PROFILE. Prints
+# PASS/FAIL lines; exits non-zero on any FAIL. Files in out/kautofdo/.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mode=${1:-roundtrip}
+[ "$mode" = roundtrip ] || die "usage: kernel-autofdo.sh roundtrip"
+W=$TOP/out/kautofdo
+PC=$TOP/out/perf-ctr/perf-ctr
+KOUT=$KBUILD/clang
+rc=0
+result() {	# PASS|FAIL NAME
+	echo "$1 kernel AutoFDO: $2"
+	[ "$1" != FAIL ] || rc=1
+}
+mkdir -p "$W"
+rm -rf "$W/files"
+
+"$TOP/scripts/kernel.sh" clang >&2 || { result FAIL "clang kernel build"; exit 1; }
+[ -x "$PC" ] || make -s -C "$TOP/tools/perf-ctr" >&2
+
+"$TOP/scripts/run.sh" --config clang --cpu max --run kprofile \
+	--append "ctr.kload=small" --timeout 900 --log "$W/record.log" >/dev/null || true
+python3 "$TOP/scripts/results.py" kprofile "$W/record.log" | sed 's/^/# /' >&2
+python3 "$TOP/scripts/guest-files.py" "$W/record.log" "$W/files" >/dev/null || true
+data=$W/files/kprofile.data
+if [ -s "$data" ] &&
+   ! python3 "$TOP/scripts/results.py" kprofile "$W/record.log" | grep -q '^FAIL'; then
+	result PASS "perf record -a -e instructions:k -j any,k in the clang kernel"
+else
+	result FAIL "perf record -a -e instructions:k -j any,k in the clang kernel (see $W/record.log)"
+	exit 1
+fi
+
+# The profile of vmlinux: samples of the kernel, relocated by the
+# recording's own kernel map.
+prof=$KOUT/autofdo.prof
+if "$PC" aggregate -v -i "$data" --binary "$KOUT/vmlinux" -f llvm-text \
+	-o "$prof" 2>"$W/aggregate.err"; then
+	sed 's/^/# /' "$W/aggregate.err" | grep -v '^#   memory' >&2
+	n=$(sed -n 's/.*: \([0-9]*\) samples (\([0-9]*\) outside.*/\1 \2/p' "$W/aggregate.err")
+	set -- $n
+	result PASS "perf-ctr aggregate --binary vmlinux: $(($1 - $2)) of $1 samples in the kernel's text"
+else
+	cat "$W/aggregate.err" >&2
+	result FAIL "perf-ctr aggregate --binary vmlinux"
+	exit 1
+fi
+
+profdata=/usr/lib/llvm-19/bin/llvm-profdata
+if root_exec "$profdata" show --sample "$prof" >"$W/show.txt" 2>"$W/show.err" &&
+   [ ! -s "$W/show.err" ] &&
+   grep -q '^Function: anon_pipe_write: [1-9]' "$W/show.txt"; then
+	result PASS "llvm-profdata 19 reads the profile ($(grep -c '^Function: ' "$W/show.txt") functions, anon_pipe_write among them)"
+else
+	cat "$W/show.err" >&2
+	result FAIL "llvm-profdata 19 reads the profile, anon_pipe_write in it"
+fi
+
+# clang with the profile: one file of the workload's hot path. The
+# profile is in the build tree, which the trixie root sees at /mnt/kout.
+rm -f "$KOUT/fs/pipe.o"
+if "$TOP/scripts/kernel.sh" clang CLANG_AUTOFDO_PROFILE=/mnt/kout/autofdo.prof \
+	fs/pipe.o >"$W/build.log" 2>&1 && [ -s "$KOUT/fs/pipe.o" ] &&
+   grep -q 'fprofile-sample-use=/mnt/kout/autofdo.prof' "$KOUT/fs/.pipe.o.cmd"; then
+	result PASS "clang 19 builds fs/pipe.o with the profile (CLANG_AUTOFDO_PROFILE)"
+else
+	tail -5 "$W/build.log" >&2
+	result FAIL "clang 19 builds fs/pipe.o with the profile (CLANG_AUTOFDO_PROFILE)"
+fi
+exit $rc

@@ -161,11 +161,19 @@ static uint32_t llvm_dup_factor(uint32_t d)
 	return f ? f : 1;
 }
 
+/*
+ * A binary built with flow-sensitive discriminators (clang
+ * -enable-fs-discriminator, as the kernel's AutoFDO build is) has base
+ * and per-pass bits in them and no duplication factor: its profile
+ * carries them whole, as llvm-profgen writes it.
+ */
 static uint32_t discr_of(const struct afdo_tree *t, uint32_t d)
 {
 	if (t->nodiscr)
 		return 0;
-	return t->kind == AFDO_TREE_LLVM ? llvm_base_discr(d) : d;
+	if (t->kind != AFDO_TREE_LLVM || t->fs_discr)
+		return d;
+	return llvm_base_discr(d);
 }
 
 /*
@@ -224,7 +232,7 @@ static int add_insn(void *ctx, uint64_t addr, uint64_t n, unsigned int len)
 	bd->seen = true;
 	/* LLVM's totals count bytes: llvm-profgen weighs each instruction so */
 	in->insn_sum += n * len;
-	if (t->kind == AFDO_TREE_LLVM)
+	if (t->kind == AFDO_TREE_LLVM && !t->fs_discr)
 		n *= llvm_dup_factor(f[nf - 1].discr);
 	if (bd->n < n)
 		bd->n = n;
@@ -523,6 +531,7 @@ int afdo_tree_build(struct afdo_tree *t, enum afdo_tree_kind kind,
 
 	memset(t, 0, sizeof(*t));
 	t->kind = kind;
+	t->fs_discr = kind == AFDO_TREE_LLVM && in->bin->llvm_fs_discr;
 	b.s = pc_dso_dwarf(in->bin, err, errlen);
 	if (!b.s)
 		return -1;

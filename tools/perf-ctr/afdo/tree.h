@@ -58,6 +58,7 @@ enum afdo_tree_kind {
 struct afdo_tree {
 	enum afdo_tree_kind kind;
 	bool nodiscr;			/* GCC 12: no discriminators */
+	bool fs_discr;			/* LLVM FS-AFDO: discriminators as they are */
 	int gcc_version;		/* GCC: the one the profile is for */
 	struct afdo_inst **top;		/* with counts, by total, then name */
 	size_t ntop;

@@ -286,6 +286,24 @@ else
 	fail afdo-llvm-text-profgen-clang19
 fi
 
+# clang's flow-sensitive discriminators (-enable-fs-discriminator, as the
+# kernel's CONFIG_AUTOFDO_CLANG builds): a binary with the
+# __llvm_fs_discriminator__ symbol carries them whole, base and pass bits,
+# with no duplication factor, as llvm-profgen reads them.
+if ! in_root_ok clang-19 || ! have_profgen; then
+	skip afdo-llvm-fs-discriminators "no clang-19 in $ROOT (scripts/setup-afdo.sh) or not root"
+elif rcc clang-19 --target=riscv64-linux-gnu -O2 -gmlt -fdebug-info-for-profiling \
+	-mllvm -enable-fs-discriminator=true -mllvm -improved-fs-discriminator=true \
+	-funroll-loops -o fsprog prog.c && cp "$rtmp/fsprog" . &&
+     "${CROSS}nm" fsprog | grep -q ' __llvm_fs_discriminator__$' &&
+     "$PC" synth -o fs.data --samples 3000 --depth 32 --binary fsprog --seed 6 >&2 &&
+     same_as_profgen fs fsprog fs.data &&
+     sed -n 's/^ *[0-9]*\.\([0-9]*\):.*/\1/p' fs.prof | awk '$1 >= 256 { f = 1 } END { exit !f }'; then
+	pass afdo-llvm-fs-discriminators
+else
+	fail afdo-llvm-fs-discriminators
+fi
+
 # GCC 13 and newer look profiles up by line offset and discriminator,
 # GCC 12 by line offset only: the gcov format follows the GCC named in
 # the binary's DWARF, and GCC 14 takes the result.

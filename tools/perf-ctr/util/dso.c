@@ -63,11 +63,17 @@ static bool code_sym(Elf *e, const GElf_Sym *s)
 	       (sh.sh_flags & SHF_EXECINSTR);
 }
 
-/* The symbols that say D is a kernel image, and where its _text is. */
+/*
+ * The symbols that say D is a kernel image, and where its _text is, and
+ * that its discriminators are flow-sensitive.
+ */
 static void kernel_sym(struct pc_dso *d, const char *name, uint64_t value)
 {
 	if (!strcmp(name, "linux_banner")) {
 		d->linux_banner = true;
+	} else if (!strcmp(name, "__llvm_fs_discriminator__")) {
+		/* what llvm-profgen takes for flow-sensitive discriminators */
+		d->llvm_fs_discr = true;
 	} else if (!strcmp(name, "_text")) {
 		d->ktext = value;
 		d->ktext_sym = 2;

@@ -68,6 +68,8 @@ struct pc_dso {
 	 * address of as its pgoff. ktext_sym: 0 neither, 1 _stext, 2 _text.
 	 */
 	bool linux_banner;
+	/* built with LLVM's flow-sensitive discriminators (FS-AFDO) */
+	bool llvm_fs_discr;
 	uint8_t ktext_sym;
 	uint64_t ktext;
 	struct pc_sym *syms;	/* sorted by start, one per address */

@@ -51,10 +51,12 @@ root_libdw() {
 	case $v in 0.19[3-9]* | 0.2*) return ;; esac
 	say "installing libdw1t64 from trixie-backports into the trixie root"
 	in_root apt-get install -y -qq -o Dpkg::Use-Pty=0 --no-install-recommends \
-		-t trixie-backports libdw1t64 >/dev/null ||
-		die "apt-get install -t trixie-backports libdw1t64 in $ROOT failed"
+		-t trixie-backports libdw1t64 >/dev/null
 }
-root_libdw
+if ! root_libdw; then
+	result FAIL "libdw1t64 from trixie-backports in $ROOT (apt-get install failed)"
+	exit 1
+fi
 pc() { "${ROOT_LOADER[@]}" "$PC" "$@"; }
 prof=$KOUT/autofdo.prof
 if pc aggregate -v -i "$data" --binary "$KOUT/vmlinux" -f llvm-text \

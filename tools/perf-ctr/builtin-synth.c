@@ -51,7 +51,6 @@ struct synth {
 	size_t nr_calls;
 	uint64_t text_start, text_end;	/* link-time */
 	uint64_t map_start, map_len, pgoff, bias;
-	bool kernel;		/* a kernel image, moved by bias (KASLR) */
 	uint8_t build_id[20], build_id_size;
 	char filename[PATH_MAX];
 	uint64_t rng;
@@ -155,7 +154,9 @@ static int riscv_sites(struct synth *s, const struct pc_dso *d)
 	return 0;
 }
 
-static int load_binary(struct synth *s, const char *path, uint64_t kaslr)
+/* KERNEL: PATH is a vmlinux, running KASLR bytes above its link time. */
+static int load_binary(struct synth *s, const char *path, bool kernel,
+		       uint64_t kaslr)
 {
 	const struct pc_seg *x = NULL;
 	struct pc_dso *d;
@@ -187,7 +188,7 @@ static int load_binary(struct synth *s, const char *path, uint64_t kaslr)
 	s->map_len = ((x->vaddr + x->memsz + 0xfff) & ~0xfffULL) -
 		     (x->vaddr & ~0xfffULL);
 	s->pgoff = x->offset & ~0xfffULL;
-	if (s->kernel) {
+	if (kernel) {
 		if (!pc_dso_is_kernel(d)) {
 			fprintf(stderr, "perf-ctr synth: %s: not a Linux kernel image (no linux_banner and _text)\n",
 				path);
@@ -418,8 +419,7 @@ int cmd_synth(int argc, char **argv)
 	hw_idx = !no_hw_idx;
 	memset(&s, 0, sizeof(s));
 	s.rng = seed * 0x9e3779b97f4a7c15ULL + 1;
-	s.kernel = kernel;
-	if (binary ? load_binary(&s, binary, kaslr) : (fake_binary(&s), 0))
+	if (binary ? load_binary(&s, binary, kernel, kaslr) : (fake_binary(&s), 0))
 		return 1;
 	if (!s.nr_sites) {
 		fprintf(stderr, "perf-ctr synth: no branch sites found\n");

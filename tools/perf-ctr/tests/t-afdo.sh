@@ -112,15 +112,22 @@ fi
 
 profgen=$ROOT/usr/lib/llvm-19/bin/llvm-profgen
 have_profgen() { [ -x "$profgen" ] && root_exec /usr/lib/llvm-19/bin/llvm-profgen --version >/dev/null 2>&1; }
+# Can llvm-profgen 19 be fed the host perf's script text? Else skip NAME.
+profgen_and_perf() {	# NAME
+	if ! have_profgen; then
+		skip "$1" "no llvm-profgen 19: scripts/setup-afdo.sh installs llvm-19 into $ROOT"
+	elif ! command -v perf >/dev/null; then
+		skip "$1" "no host perf to write the perf script text"
+	else
+		return 0
+	fi
+	return 1
+}
 
 # PIE: the ranges must be llvm-profgen's own, computed from the host
 # perf's script output of the same file (its relocation against ours).
 agg -i pie.data --binary prog -f llvm-unsym -o pie.unsym || fail afdo-llvm-unsym-write
-if ! have_profgen; then
-	skip afdo-relocation-vs-llvm-profgen "no llvm-profgen 19: scripts/setup-afdo.sh installs llvm-19 into $ROOT"
-elif ! command -v perf >/dev/null; then
-	skip afdo-relocation-vs-llvm-profgen "no host perf to write the perf script text"
-else
+if profgen_and_perf afdo-relocation-vs-llvm-profgen; then
 	perf script -i pie.data --show-mmap-events -F ip,brstack >pie.script 2>/dev/null
 	root_exec /usr/lib/llvm-19/bin/llvm-profgen --perfscript=pie.script \
 		--binary=prog --skip-symbolization --output=pie.ref.unsym 2>/dev/null
@@ -167,11 +174,7 @@ fi
 # where _text starts that segment (x86), not on RISC-V: fed perf's text
 # as it is, it finds no sample. With the map's start moved down to the
 # segment, its profile must be ours.
-if ! have_profgen; then
-	skip afdo-kernel-vs-llvm-profgen "no llvm-profgen 19: scripts/setup-afdo.sh installs llvm-19 into $ROOT"
-elif ! command -v perf >/dev/null; then
-	skip afdo-kernel-vs-llvm-profgen "no host perf to write the perf script text"
-else
+if profgen_and_perf afdo-kernel-vs-llvm-profgen; then
 	perf script -i kern.data --show-mmap-events -F ip,brstack >kern.script 2>/dev/null
 	seg=$("${CROSS}readelf" -lW kprog | awk '$1 == "LOAD" && / [RW ]*E / { print $3; exit }')
 	sed -E "1s/\[0x[0-9a-f]+\(/[$(printf '0x%x' $((seg + 0x200000)))(/" \

@@ -175,7 +175,6 @@ static struct {
 	u64 exc[SSCTR_NR_EXC];
 	u64 pred[2];		/* [0] predicted, [1] mispredicted */
 	u64 priv[2];		/* [0] user, [1] kernel */
-	unsigned int cycles_shift;
 } ssctr_words __read_mostly;
 
 /* How each transfer type appears in a perf branch entry. */
@@ -1043,37 +1042,63 @@ VISIBLE_IF_KUNIT u32 riscv_ssctr_cycles(u64 data)
 }
 #endif
 
-/* ssctr_cycles_word() of a valid count that is not its CC field as it is. */
-static noinline u64 ssctr_cycles_word_slow(u64 data, unsigned int shift)
+/*
+ * A perf branch entry's flags word keeps mispred in bit 0, predicted in
+ * bit 1, abort in bit 3 and the cycle count in its 16 bits from bit 4 on:
+ * the ABI's bitfields on a little-endian machine (ssctr_init_words()
+ * checks them).
+ */
+#define SSCTR_WORD_ABORT	BIT_ULL(3)
+#define SSCTR_WORD_CYCLES_SHIFT	4
+
+/*
+ * A count below 8192 cycles (CCE 0 or 1: CCM, or 4096 + CCM unshifted)
+ * is the CC field as it stands, and that is nearly every count between
+ * two transfers. Shifted right by 12, ctrdata then has the count where
+ * the flags word keeps it, and CCV (bit 15) on abort; bits 14:12 are
+ * reserved, and the shortcut is taken only when they are 0.
+ */
+#define SSCTR_CC_FAST_MASK	(CTRDATA_CCV | GENMASK_ULL(31, 29) | \
+				 GENMASK_ULL(14, 12))
+#define SSCTR_CC_FAST_SHIFT	(16 - SSCTR_WORD_CYCLES_SHIFT)
+
+/* The other valid counts: decoded, saturated at 16 bits. */
+static noinline u64 ssctr_cycles_word_slow(u64 data)
 {
-	return (u64)umin(ssctr_cycles(data), U16_MAX) << shift;
+	return (u64)umin(ssctr_cycles(data), U16_MAX) << SSCTR_WORD_CYCLES_SHIFT;
 }
 
 /*
- * The cycle count of a record as a perf branch entry's flags word has it,
- * at bit @shift and saturated at its 16 bits; 0 when it is not valid. A
- * count below 8192 (CCE 0 or 1: CCM, or 4096 + CCM unshifted) is the CC
- * field unchanged, and that is nearly every count between two transfers:
- * one mask, one compare and two shifts read it. The rest are decoded
- * out of line. This runs for every record of a sample.
+ * The flags word of a record whose ctrtarget is @to and ctrdata @data:
+ * predicted or mispredicted (with @flags) and the cycle count (with
+ * @cycles; 0 when it is not valid). @pred is ssctr_words.pred[0], read
+ * once by the caller's loop. This runs for every record of every sample.
+ * Mispred is the bit below predicted: MISP shifts one into the other. A
+ * short count costs a mask, a compare and one shift, and an exclusive or
+ * then takes CCV off abort as it sets the prediction: (abort | predicted)
+ * - MISP is abort | predicted, or abort | mispred.
  */
-static __always_inline u64 ssctr_cycles_word(u64 data, unsigned int shift)
+static __always_inline u64 ssctr_flags_word(u64 to, u64 data, u64 pred,
+					    bool flags, bool cycles)
 {
-	/* CCV set, CCE below 2: CC's top three bits clear. */
-	const u64 mask = CTRDATA_CCV | (CTRDATA_CC & ~GENMASK_ULL(28, 0));
+	const u64 misp = flags ? to & CTRTARGET_MISP : 0;
 
-	if (likely((data & mask) == CTRDATA_CCV))
-		return (u64)((u32)data >> 16) << shift;
+	pred = flags ? pred : 0;
+
+	if (cycles && likely((data & SSCTR_CC_FAST_MASK) == CTRDATA_CCV))
+		return ((u32)data >> SSCTR_CC_FAST_SHIFT) ^
+		       ((SSCTR_WORD_ABORT | pred) - misp);
 	/* A hart whose counter does not run has CCV clear throughout. */
-	if (!(data & CTRDATA_CCV))
-		return 0;
-	return ssctr_cycles_word_slow(data, shift);
+	if (cycles && (data & CTRDATA_CCV))
+		return (pred >> misp) | ssctr_cycles_word_slow(data);
+	return pred >> misp;
 }
 
 #if IS_ENABLED(CONFIG_RISCV_CTR_KUNIT_TEST)
-VISIBLE_IF_KUNIT u64 riscv_ssctr_cycles_word(u64 data, unsigned int shift)
+VISIBLE_IF_KUNIT u64 riscv_ssctr_flags_word(u64 to, u64 data, bool flags,
+					    bool cycles)
 {
-	return ssctr_cycles_word(data, shift);
+	return ssctr_flags_word(to, data, ssctr_words.pred[0], flags, cycles);
 }
 #endif
 
@@ -1103,14 +1128,16 @@ static void ssctr_init_words(void)
 	ssctr_words.pred[0] = b.w[2];
 	b = (union ssctr_branch){ .e.mispred = 1 };
 	ssctr_words.pred[1] = b.w[2];
-	/* ssctr_read_all() shifts predicted into mispred. */
-	WARN_ON(ssctr_words.pred[0] >> 1 != ssctr_words.pred[1]);
 	b = (union ssctr_branch){ .e.priv = PERF_BR_PRIV_USER };
 	ssctr_words.priv[0] = b.w[2];
 	b = (union ssctr_branch){ .e.priv = PERF_BR_PRIV_KERNEL };
 	ssctr_words.priv[1] = b.w[2];
-	b = (union ssctr_branch){ .e.cycles = 1 };
-	ssctr_words.cycles_shift = __ffs64(b.w[2]);
+	/* Where ssctr_flags_word() puts what it decodes. */
+	WARN_ON(ssctr_words.pred[0] >> 1 != ssctr_words.pred[1]);
+	b = (union ssctr_branch){ .e.abort = 1 };
+	WARN_ON(b.w[2] != SSCTR_WORD_ABORT);
+	b = (union ssctr_branch){ .e.cycles = U16_MAX };
+	WARN_ON(b.w[2] != (u64)U16_MAX << SSCTR_WORD_CYCLES_SHIFT);
 }
 
 /*
@@ -1252,6 +1279,7 @@ __ssctr_decode(const struct riscv_ssctr_csr_model *m,
 	const bool save_type = branch_sample_type & PERF_SAMPLE_BRANCH_TYPE_SAVE;
 	const bool save_priv = branch_sample_type & PERF_SAMPLE_BRANCH_PRIV_SAVE;
 	struct perf_branch_entry *e = out, *end = out + max;
+	const u64 pred = ssctr_words.pred[0];
 	int youngest_i = -1, last = -1;
 	u64 priv = 0;
 	unsigned int i;
@@ -1266,7 +1294,7 @@ __ssctr_decode(const struct riscv_ssctr_csr_model *m,
 		priv = ssctr_words.priv[1];
 
 	for (i = first; i < limit && e < end; i++) {
-		u64 from, to, data, word = 0;
+		u64 from, to, target, data, word;
 		unsigned int type;
 
 		if (raw) {
@@ -1283,8 +1311,7 @@ __ssctr_decode(const struct riscv_ssctr_csr_model *m,
 		}
 		/* Without TYPE the field reads 0: PERF_BR_UNKNOWN. */
 		type = FIELD_GET(CTRDATA_TYPE, data);
-		if (flags)
-			word = ssctr_words.pred[to & CTRTARGET_MISP];
+		target = to;
 		from &= SSCTR_PC_MASK;
 		to &= SSCTR_PC_MASK;
 
@@ -1297,8 +1324,7 @@ __ssctr_decode(const struct riscv_ssctr_csr_model *m,
 			youngest_i = i;
 		last = i;
 
-		if (cycles)
-			word |= ssctr_cycles_word(data, ssctr_words.cycles_shift);
+		word = ssctr_flags_word(target, data, pred, flags, cycles);
 		if (save_type)
 			word |= unlikely(type == CTR_TYPE_EXCEPTION) ?
 				ssctr_exception_word(from) : ssctr_words.type[type];
@@ -1317,39 +1343,57 @@ __ssctr_decode(const struct riscv_ssctr_csr_model *m,
 	return e - out;
 }
 
+/* What ssctr_read_all() fills in besides the addresses. */
+enum {
+	SSCTR_F_FLAGS	= BIT(0),	/* mispred or predicted */
+	SSCTR_F_CYCLES	= BIT(1),	/* the cycle count */
+	SSCTR_F_TYPE	= BIT(2),	/* type and new_type */
+};
+
 /*
  * The records of entries @sel on, at most @nr of them, when all are
- * wanted and only the flags word's mispredict bits (@flags) and cycle
- * counts (@cycles) are asked for: the common sample. Nothing is left out,
- * so each record is stored as it is read, and ctrdata is only read for
- * the cycle count. In a perf branch entry's flags word, mispred is the
- * bit below predicted (ssctr_init_words() checks it): MISP shifts one into
- * the other.
+ * wanted and the flags word asks for no privilege: the common sample.
+ * Nothing is left out, so each record is stored as it is read, and
+ * ctrdata is only read for the cycle count or the type. The valid bit is
+ * the one bit of ctrsource that is not the address: a source that
+ * masking leaves unchanged ends the records. @fields is a constant in
+ * every copy of the loop (ssctr_read_all_hart()).
  */
 static __always_inline unsigned int
 ssctr_read_all(const struct riscv_ssctr_csr_model *m, unsigned long sel,
-	       unsigned int nr, bool flags, bool cycles,
+	       unsigned int nr, const unsigned int fields,
 	       struct perf_branch_entry *out)
 {
+	const bool flags = fields & SSCTR_F_FLAGS;
+	const bool cycles = fields & SSCTR_F_CYCLES;
 	union ssctr_branch *e = (union ssctr_branch *)out, *end = e + nr;
-	const u64 pred = flags ? ssctr_words.pred[0] : 0;
-	const unsigned int shift = ssctr_words.cycles_shift;
-	u64 from, to, data, word;
+	const u64 pred = ssctr_words.pred[0];
+	u64 from, pc, to, data = 0, word;
+	unsigned int type;
+
+	BUILD_BUG_ON(CTRSOURCE_VALID != ~SSCTR_PC_MASK);
 
 	if (!nr)
 		return 0;
 	do {
 		__ssctr_csr_write(m, CSR_SISELECT, sel++);
 		from = __ssctr_csr_read(m, CSR_SIREG);
-		if (!(from & CTRSOURCE_VALID))
+		pc = from & SSCTR_PC_MASK;
+		/* One compare for the valid bit, the mask being needed anyway. */
+		OPTIMIZER_HIDE_VAR(pc);
+		if (pc == from)
 			break;
 		to = __ssctr_csr_read(m, CSR_SIREG2);
-		word = pred >> (to & CTRTARGET_MISP);
-		if (cycles) {
+		if (fields & (SSCTR_F_CYCLES | SSCTR_F_TYPE))
 			data = __ssctr_csr_read(m, CSR_SIREG3);
-			word |= ssctr_cycles_word(data, shift);
+		word = ssctr_flags_word(to, data, pred, flags, cycles);
+		if (fields & SSCTR_F_TYPE) {
+			/* Without TYPE the field reads 0: PERF_BR_UNKNOWN. */
+			type = FIELD_GET(CTRDATA_TYPE, data);
+			word |= likely(type != CTR_TYPE_EXCEPTION) ?
+				ssctr_words.type[type] : ssctr_exception_word(pc);
 		}
-		e->w[0] = from & SSCTR_PC_MASK;
+		e->w[0] = pc;
 		e->w[1] = to & SSCTR_PC_MASK;
 		e->w[2] = word;
 	} while (++e < end);
@@ -1358,19 +1402,23 @@ ssctr_read_all(const struct riscv_ssctr_csr_model *m, unsigned long sel,
 
 /* ssctr_read_all() from the copy ssctr_read_raw() made. */
 static unsigned int ssctr_copy_raw(const struct riscv_ssctr_entry *raw,
-				   unsigned int nr, bool flags, bool cycles,
+				   unsigned int nr, unsigned int fields,
 				   struct perf_branch_entry *out)
 {
 	union ssctr_branch *e = (union ssctr_branch *)out;
-	const u64 pred = flags ? ssctr_words.pred[0] : 0;
-	unsigned int i;
+	const u64 pred = ssctr_words.pred[0];
+	unsigned int i, type;
 	u64 word;
 
 	for (i = 0; i < nr; i++, e++) {
-		word = pred >> (raw[i].target & CTRTARGET_MISP);
-		if (cycles)
-			word |= ssctr_cycles_word(raw[i].data,
-						  ssctr_words.cycles_shift);
+		word = ssctr_flags_word(raw[i].target, raw[i].data, pred,
+					fields & SSCTR_F_FLAGS,
+					fields & SSCTR_F_CYCLES);
+		if (fields & SSCTR_F_TYPE) {
+			type = FIELD_GET(CTRDATA_TYPE, raw[i].data);
+			word |= type != CTR_TYPE_EXCEPTION ? ssctr_words.type[type] :
+				ssctr_exception_word(raw[i].source & SSCTR_PC_MASK);
+		}
 		e->w[0] = raw[i].source & SSCTR_PC_MASK;
 		e->w[1] = raw[i].target & SSCTR_PC_MASK;
 		e->w[2] = word;
@@ -1380,16 +1428,29 @@ static unsigned int ssctr_copy_raw(const struct riscv_ssctr_entry *raw,
 
 /* ssctr_read_all() on the hart, one copy for each set of fields. */
 static unsigned int ssctr_read_all_hart(unsigned long sel, unsigned int nr,
-					bool flags, bool cycles,
+					unsigned int fields,
 					struct perf_branch_entry *out)
 {
-	if (flags && cycles)
-		return ssctr_read_all(NULL, sel, nr, true, true, out);
-	if (flags)
-		return ssctr_read_all(NULL, sel, nr, true, false, out);
-	if (cycles)
-		return ssctr_read_all(NULL, sel, nr, false, true, out);
-	return ssctr_read_all(NULL, sel, nr, false, false, out);
+	const unsigned int f = SSCTR_F_FLAGS, c = SSCTR_F_CYCLES, t = SSCTR_F_TYPE;
+
+	switch (fields) {
+	case f | c:
+		return ssctr_read_all(NULL, sel, nr, f | c, out);
+	case f:
+		return ssctr_read_all(NULL, sel, nr, f, out);
+	case c:
+		return ssctr_read_all(NULL, sel, nr, c, out);
+	case 0:
+		return ssctr_read_all(NULL, sel, nr, 0, out);
+	case f | c | t:
+		return ssctr_read_all(NULL, sel, nr, f | c | t, out);
+	case f | t:
+		return ssctr_read_all(NULL, sel, nr, f | t, out);
+	case c | t:
+		return ssctr_read_all(NULL, sel, nr, c | t, out);
+	default:
+		return ssctr_read_all(NULL, sel, nr, t, out);
+	}
 }
 
 /*
@@ -1406,8 +1467,8 @@ static unsigned int ssctr_read_all_hart(unsigned long sel, unsigned int nr,
  * This runs for every record of every sample: one pass over the hart's
  * registers, each entry built in registers and stored once. When the
  * event wants everything the buffer may hold, the usual case of one
- * branch event on a CPU, no record is left out and none needs looking
- * at: they are copied as they come.
+ * branch event on a CPU, no record is left out and none is looked at
+ * but for its type, when asked for: they are copied as they come.
  * Interrupts are off: siselect is shared with the AIA.
  */
 static __always_inline unsigned int
@@ -1417,25 +1478,27 @@ ssctr_decode(const struct riscv_ssctr_csr_model *m, const struct riscv_ssctr_ent
 	     u64 branch_sample_type, struct perf_branch_entry *out, int *youngest)
 {
 	const u64 bst = branch_sample_type;
-	unsigned int nr;
-	bool flags, cycles;
+	unsigned int nr, fields = 0;
 
 	BUILD_BUG_ON(sizeof(union ssctr_branch) != sizeof(struct perf_branch_entry));
 
 	if (!(recorded & ~request & SSCTR_REQ_PICKED) &&
-	    !(bst & (PERF_SAMPLE_BRANCH_TYPE_SAVE |
-		     PERF_SAMPLE_BRANCH_PRIV_SAVE))) {
-		flags = caps->misp && !(bst & PERF_SAMPLE_BRANCH_NO_FLAGS);
-		cycles = caps->cycles && !(bst & PERF_SAMPLE_BRANCH_NO_CYCLES);
+	    !(bst & PERF_SAMPLE_BRANCH_PRIV_SAVE)) {
+		if (caps->misp && !(bst & PERF_SAMPLE_BRANCH_NO_FLAGS))
+			fields |= SSCTR_F_FLAGS;
+		if (caps->cycles && !(bst & PERF_SAMPLE_BRANCH_NO_CYCLES))
+			fields |= SSCTR_F_CYCLES;
+		if (bst & PERF_SAMPLE_BRANCH_TYPE_SAVE)
+			fields |= SSCTR_F_TYPE;
 		nr = first < limit ? min(max, limit - first) : 0;
 		if (raw)
-			nr = ssctr_copy_raw(raw, nr, flags, cycles, out);
+			nr = ssctr_copy_raw(raw, nr, fields, out);
 		else if (m)
 			nr = ssctr_read_all(m, CTR_ENTRY_SISELECT + first, nr,
-					    flags, cycles, out);
+					    fields, out);
 		else
 			nr = ssctr_read_all_hart(CTR_ENTRY_SISELECT + first, nr,
-						 flags, cycles, out);
+						 fields, out);
 		*youngest = nr ? first : -1;
 		return nr;
 	}

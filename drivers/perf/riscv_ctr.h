@@ -140,7 +140,7 @@ extern const struct riscv_ssctr_csr_model *riscv_ssctr_test_model;
 void riscv_ssctr_clear(void);
 int riscv_ssctr_probe_caps(unsigned int max, struct riscv_ssctr_caps *caps);
 u32 riscv_ssctr_cycles(u64 data);
-u64 riscv_ssctr_cycles_word(u64 data, unsigned int shift);
+u64 riscv_ssctr_flags_word(u64 to, u64 data, bool flags, bool cycles);
 int riscv_ssctr_request(u64 branch_sample_type, bool not_taken, u32 *request);
 int riscv_ssctr_check(const struct riscv_ssctr_caps *caps, u64 branch_sample_type,
 		      bool not_taken, u32 *request);

@@ -62,6 +62,9 @@ static unsigned int ssctr_test_decode(const struct riscv_ssctr_caps *caps,
 				      unsigned int nr, u32 request, u64 bst,
 				      struct perf_branch_entry *out,
 				      int *youngest);
+static unsigned int ssctr_test_decode_all(const struct riscv_ssctr_entry *raw,
+					  unsigned int nr, u64 bst,
+					  struct perf_branch_entry *out);
 static unsigned int ssctr_test_after_irq_on(bool type,
 					    const struct riscv_ssctr_entry *raw,
 					    unsigned int nr, u64 ctl,
@@ -378,33 +381,55 @@ static void ssctr_test_cycles(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, riscv_ssctr_cycles(CTRDATA_CCV | CTRDATA_CC), 134201344);
 }
 
-/*
- * Every CC value, with CCV set and clear and the record's other fields
- * set, as the read loops store it: the decoded count saturated at 16 bits,
- * at the bit position asked for.
- */
-static void ssctr_test_cycles_word(struct kunit *test)
+/* The flags word of a perf branch entry with these fields, as the ABI lays it out. */
+static u64 ssctr_test_word(bool mispred, bool predicted, u16 cycles)
 {
-	static const unsigned int shifts[] = { 0, 4, 20 };
-	unsigned int cc, ccv, i, bad = 0;
+	struct perf_branch_entry e = {
+		.mispred = mispred, .predicted = predicted, .cycles = cycles,
+	};
+	u64 w[3];
+
+	BUILD_BUG_ON(sizeof(e) != sizeof(w));
+	memcpy(w, &e, sizeof(w));
+	return w[2];
+}
+
+/*
+ * Every CC value, with CCV set and clear, the reserved bits between
+ * CCV and TYPE clear and set, MISP set and clear, the record's other
+ * fields set, and each of the mispredict bits and the cycle count asked
+ * for or not, as the read loops store them: the decoded count saturated
+ * at 16 bits in the cycles field, mispred or predicted from MISP, abort
+ * and in_tx never set.
+ */
+static void ssctr_test_flags_word(struct kunit *test)
+{
+	static const u64 reserved[] = { 0, GENMASK_ULL(14, 12), BIT_ULL(12) };
+	unsigned int cc, ccv, v, bad = 0;
 
 	for (cc = 0; cc <= 0xffff; cc++) {
 		for (ccv = 0; ccv < 2; ccv++) {
 			u64 data = FIELD_PREP(CTRDATA_CC, cc) | CTRDATA_TYPE |
 				   (ccv ? CTRDATA_CCV : 0);
 			u64 cce = cc >> 12, ccm = cc & 0xfff;
-			u64 want = cce ? (4096 + ccm) << (cce - 1) : ccm;
+			u64 count = cce ? (4096 + ccm) << (cce - 1) : ccm;
 
-			want = ccv ? min(want, 0xffffULL) : 0;
-			for (i = 0; i < ARRAY_SIZE(shifts); i++) {
-				u64 got = riscv_ssctr_cycles_word(data, shifts[i]);
+			count = ccv ? min(count, 0xffffULL) : 0;
+			/* Bit 0 MISP, bit 1 flags, bit 2 cycles, the rest reserved[]. */
+			for (v = 0; v < 8 * ARRAY_SIZE(reserved); v++) {
+				bool misp = v & 1, fl = v & 2, cy = v & 4;
+				u64 res = reserved[v / 8];
+				u64 to = 0x2000 | (misp ? CTRTARGET_MISP : 0);
+				u64 want = ssctr_test_word(fl && misp, fl && !misp,
+							   cy ? count : 0);
+				u64 got = riscv_ssctr_flags_word(to, data | res, fl, cy);
 
-				if (got == want << shifts[i])
+				if (got == want)
 					continue;
 				if (!bad++)
-					KUNIT_FAIL(test, "CC %#x CCV %u << %u: %#llx, not %#llx",
-						   cc, ccv, shifts[i], got,
-						   want << shifts[i]);
+					KUNIT_FAIL(test,
+						   "CC %#x CCV %u reserved %#llx MISP %u flags %u cycles %u: %#llx, not %#llx",
+						   cc, ccv, res, misp, fl, cy, got, want);
 			}
 		}
 	}
@@ -712,6 +737,60 @@ static void ssctr_test_decode_raw(struct kunit *test)
 }
 
 /*
+ * An event that wants every record the buffer may hold and their types
+ * (perf record -j any,save_type alone on a CPU) takes the copy loop; its
+ * entries are the filtering loop's but for the privilege, which it does
+ * not ask for: every type, with and without MISP, short, long and no
+ * cycle counts, read from the hart's registers and from a copy of them.
+ */
+static void ssctr_test_type_copy(struct kunit *test)
+{
+	const u32 all = SSCTR_REQ_PICKED;
+	const u64 bst = PERF_SAMPLE_BRANCH_TYPE_SAVE;
+	static const u16 cc[] = { 0, 7, 0x1fff, 0x2000, 0xffff };
+	struct riscv_ssctr_entry raw[3 * SSCTR_NR_TYPES];
+	struct perf_branch_entry *copy, *filtered;
+	unsigned int i, n, from_raw;
+	int y;
+
+	copy = kunit_kcalloc(test, ARRAY_SIZE(raw), sizeof(*copy), GFP_KERNEL);
+	filtered = kunit_kcalloc(test, ARRAY_SIZE(raw), sizeof(*filtered),
+				 GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, copy);
+	KUNIT_ASSERT_NOT_NULL(test, filtered);
+	for (i = 0; i < ARRAY_SIZE(raw); i++) {
+		raw[i].source = (0x10000 + 0x10 * i) | CTRSOURCE_VALID;
+		raw[i].target = (0x20000 + 0x10 * i) | (i & 1 ? CTRTARGET_MISP : 0);
+		raw[i].data = (i % SSCTR_NR_TYPES) |
+			      FIELD_PREP(CTRDATA_CC, cc[i % ARRAY_SIZE(cc)]) |
+			      (i % 7 ? CTRDATA_CCV : 0);
+	}
+
+	n = ssctr_test_decode_all(raw, ARRAY_SIZE(raw), bst, copy);
+	KUNIT_EXPECT_EQ(test, ssctr_test_decode_all(raw, ARRAY_SIZE(raw),
+						    bst | PERF_SAMPLE_BRANCH_PRIV_SAVE,
+						    filtered), n);
+	KUNIT_ASSERT_EQ(test, n, ARRAY_SIZE(raw));
+
+	for (i = 0; i < n; i++) {
+		filtered[i].priv = 0;
+		KUNIT_EXPECT_TRUE_MSG(test, !memcmp(&copy[i], &filtered[i],
+						    sizeof(copy[i])),
+				      "record %u: type %u new_type %u cycles %u mispred %u, not %u %u %u %u",
+				      i, copy[i].type, copy[i].new_type,
+				      copy[i].cycles, copy[i].mispred,
+				      filtered[i].type, filtered[i].new_type,
+				      filtered[i].cycles, filtered[i].mispred);
+	}
+
+	/* From a copy of the hart's registers: the same entries. */
+	from_raw = riscv_ssctr_decode_raw(&ssctr_test_full, all, raw, n, 0, n,
+					  all, bst, filtered, &y);
+	KUNIT_ASSERT_EQ(test, from_raw, n);
+	KUNIT_EXPECT_TRUE(test, !memcmp(copy, filtered, n * sizeof(copy[0])));
+}
+
+/*
  * An overflow that arrived unfrozen, with kernel branches recorded: the
  * handler's records end with the interrupt that led to it. Its source is
  * the interrupted PC, or 0 when the interrupted mode was not recorded.
@@ -823,7 +902,7 @@ static struct kunit_case ssctr_decode_cases[] = {
 	KUNIT_CASE(ssctr_test_ctl),
 	KUNIT_CASE(ssctr_test_ctl_callstack),
 	KUNIT_CASE(ssctr_test_cycles),
-	KUNIT_CASE(ssctr_test_cycles_word),
+	KUNIT_CASE(ssctr_test_flags_word),
 	KUNIT_CASE(ssctr_test_types),
 	KUNIT_CASE(ssctr_test_exception_types),
 	KUNIT_CASE(ssctr_test_filter),
@@ -831,6 +910,7 @@ static struct kunit_case ssctr_decode_cases[] = {
 	KUNIT_CASE(ssctr_test_hw_idx),
 	KUNIT_CASE(ssctr_test_after_irq),
 	KUNIT_CASE(ssctr_test_decode_raw),
+	KUNIT_CASE(ssctr_test_type_copy),
 	KUNIT_CASE(ssctr_test_no_type_filters),
 	{}
 };
@@ -1461,6 +1541,28 @@ static unsigned int ssctr_test_decode(const struct riscv_ssctr_caps *caps,
 	local_irq_save(flags);
 	n = riscv_ssctr_decode(caps, SSCTR_REQ_PICKED, 0, caps->entries, request,
 			       bst, out, youngest);
+	local_irq_restore(flags);
+	WRITE_ONCE(riscv_ssctr_test_model, saved);
+	return n;
+}
+
+/*
+ * Decode @nr records with the full hart's model holding them, for an
+ * event that wants every record the buffer may hold.
+ */
+static unsigned int ssctr_test_decode_all(const struct riscv_ssctr_entry *raw,
+					  unsigned int nr, u64 bst,
+					  struct perf_branch_entry *out)
+{
+	const struct riscv_ssctr_csr_model *saved;
+	unsigned long flags;
+	unsigned int n;
+	int youngest;
+
+	saved = ssctr_test_load(&ssctr_model_harts[0], raw, nr);
+	local_irq_save(flags);
+	n = riscv_ssctr_decode(&ssctr_test_full, SSCTR_REQ_PICKED, 0, nr,
+			       SSCTR_REQ_PICKED, bst, out, &youngest);
 	local_irq_restore(flags);
 	WRITE_ONCE(riscv_ssctr_test_model, saved);
 	return n;

@@ -6,7 +6,8 @@
 # config in a build tree of its own for W=1 and sparse runs) or clang
 # (the ctr config plus CONFIG_AUTOFDO_CLANG, built with LLVM=1 by the
 # trixie root's clang and lld 19). The image ends up in
-# $KBUILD/CONFIG/arch/riscv/boot/Image.
+# $KBUILD/CONFIG/arch/riscv/boot/Image; KERNEL_OUT=NAME builds in
+# $KBUILD/NAME instead (kernel-autofdo.sh: one tree per profile).
 #
 # The series is committed in a staging work tree, and the build tree is
 # then checked out at that commit: git rewrites only the files that
@@ -39,7 +40,7 @@ fi
 KTREE=$KSRC_DEFAULT
 stage=$CTR_CACHE/linux-stage
 src=$CTR_CACHE/linux-build
-out=$KBUILD/$cfg
+out=$KBUILD/${KERNEL_OUT:-$cfg}
 [ -d "$KTREE/.git" ] || die "no kernel source in $KTREE: run make setup"
 
 # Every config is staged in the same two trees: one at a time (a clang

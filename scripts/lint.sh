@@ -12,7 +12,8 @@
 #                   make kernel builds
 #   build-warnings  rebuild the objects of the files the series touches with
 #                   W=1 and sparse (C=2), then with W=1 in a kernel without
-#                   KUnit and in one without the CTR driver: no warning at all
+#                   KUnit, in one without the CTR driver and with clang 19:
+#                   no warning at all
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -165,6 +166,9 @@ build-warnings)
 		tee -a "$TOP/out/build-warnings.log"
 	"$TOP/scripts/kernel.sh" lint-noctr W=1 \
 		$(echo $objs | tr ' ' '\n' | grep -v riscv_ctr) 2>&1 |
+		tee -a "$TOP/out/build-warnings.log"
+	# And with clang 19 (the AutoFDO kernel's compiler), in its own tree.
+	KERNEL_OUT=lint-clang "$TOP/scripts/kernel.sh" clang W=1 $objs 2>&1 |
 		tee -a "$TOP/out/build-warnings.log"
 	! grep -E 'warning|error' "$TOP/out/build-warnings.log" ||
 		die "W=1 or sparse warnings in the files the series touches"

@@ -12,7 +12,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-roundtrip}
-[ "$mode" = roundtrip ] || die "usage: kernel-autofdo.sh roundtrip"
+case $mode in roundtrip | full) ;; *) die "usage: kernel-autofdo.sh roundtrip|full" ;; esac
 W=$TOP/out/kautofdo
 PC=$TOP/out/perf-ctr/perf-ctr
 KOUT=$KBUILD/clang
@@ -22,10 +22,30 @@ result() {	# PASS|FAIL NAME
 	[ "$1" != FAIL ] || rc=1
 }
 mkdir -p "$W"
-rm -rf "$W/files"
 
 "$TOP/scripts/kernel.sh" clang >&2 || { result FAIL "clang kernel build"; exit 1; }
 [ -x "$PC" ] || make -s -C "$TOP/tools/perf-ctr" >&2
+
+# Debian 12's libdw (0.188) cannot read the line tables of about half the
+# compile units clang 19 and lld 19 write for the kernel: perf-ctr runs
+# on the trixie root's libraries, with elfutils from trixie-backports
+# (0.196 reads them all).
+root_libdw() {
+	local v
+	v=$(chroot "$ROOT" dpkg-query -W -f='${Version}' libdw1t64 2>/dev/null || true)
+	case $v in 0.19[3-9]* | 0.2*) return ;; esac
+	say "installing libdw1t64 from trixie-backports into the trixie root"
+	in_root apt-get install -y -qq -o Dpkg::Use-Pty=0 --no-install-recommends \
+		-t trixie-backports libdw1t64 >/dev/null
+}
+if ! root_libdw; then
+	result FAIL "libdw1t64 from trixie-backports in $ROOT (apt-get install failed)"
+	exit 1
+fi
+pc() { "${ROOT_LOADER[@]}" "$PC" "$@"; }
+
+[ "$mode" = full ] && . "$TOP/scripts/kernel-autofdo-full.sh"
+rm -rf "$W/files"
 
 "$TOP/scripts/run.sh" --config clang --cpu max --run kprofile \
 	--append "ctr.kload=small" --timeout 900 --log "$W/record.log" >/dev/null || true
@@ -41,23 +61,7 @@ else
 fi
 
 # The profile of vmlinux: samples of the kernel, relocated by the
-# recording's own kernel map. Debian 12's libdw (0.188) cannot read the
-# line tables of about half the compile units clang 19 and lld 19 write
-# for the kernel: perf-ctr runs on the trixie root's libraries, with
-# elfutils from trixie-backports (0.196 reads them all).
-root_libdw() {
-	local v
-	v=$(chroot "$ROOT" dpkg-query -W -f='${Version}' libdw1t64 2>/dev/null || true)
-	case $v in 0.19[3-9]* | 0.2*) return ;; esac
-	say "installing libdw1t64 from trixie-backports into the trixie root"
-	in_root apt-get install -y -qq -o Dpkg::Use-Pty=0 --no-install-recommends \
-		-t trixie-backports libdw1t64 >/dev/null
-}
-if ! root_libdw; then
-	result FAIL "libdw1t64 from trixie-backports in $ROOT (apt-get install failed)"
-	exit 1
-fi
-pc() { "${ROOT_LOADER[@]}" "$PC" "$@"; }
+# recording's own kernel map.
 prof=$KOUT/autofdo.prof
 if pc aggregate -v -i "$data" --binary "$KOUT/vmlinux" -f llvm-text \
 	-o "$prof" 2>"$W/aggregate.err"; then

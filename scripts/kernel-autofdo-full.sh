@@ -80,10 +80,10 @@ now() { date +%s.%N; }
 # perf script's text as llvm-profgen takes it: perf's kernel map starts
 # at _text (relocated), llvm-profgen wants the executable segment's start
 # there, moved by the same amount. And a sample whose branch stack is
-# empty (the buffer wiped at a context switch: 7 to 20% of them) is only
-# its IP: when the first sample is one, llvm-profgen takes the file for
-# one without branch stacks and finds "No samples in perf script!". They
-# carry no transfer; perf-ctr skips them too.
+# empty (7 to 20% of them, nearly all taken where interrupts come back
+# on) is only its IP: when the first sample is one, llvm-profgen takes
+# the file for one without branch stacks and finds "No samples in perf
+# script!". They carry no transfer; perf-ctr skips them too.
 profgen_text() {	# IN OUT
 	local map
 	map=$(grep -m1 -o '\[0x[0-9a-f]*([^]]*\]: x \[kernel.kallsyms\]_text' "$1" |

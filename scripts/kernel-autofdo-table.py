@@ -67,7 +67,7 @@ def main():
     prof = {kind: [load(d, f'clang-{kind}{r}', boots)[1]
                    for r in range(1, recs + 1)] for kind, _ in kinds}
 
-    print(f'Kernel AutoFDO from CTR: change in kernel-mode instructions against the')
+    print('Kernel AutoFDO from CTR: change in kernel-mode instructions against the')
     print(f'base clang kernel (-icount, exact), median over {recs} recordings')
     print(f'[lowest, highest]; each kernel\'s figure the median of its runs over '
           f'{boots} boots.')
@@ -75,16 +75,21 @@ def main():
     w = max(len(n) for _, n in order) + 10
     print(f'{"workload":{w}} {"base kernel insns":>18}  {"perf-ctr profile":>28}'
           f'  {"llvm-profgen profile":>28}')
-    summary = {kind: {} for kind, _ in kinds}
-    for key in order:
-        s, name = key
-        b = base[key][0]
-        row = f'{name + " (" + s + ")":{w}} {b:18,.0f}'
-        for kind, _ in kinds:
-            ch = [pct(p[key][0], b) for p in prof[kind] if key in p]
-            summary[kind].setdefault(s, []).append(ch)
-            row += f'  {cell(ch):>28}'
-        print(row)
+    def rows(field, base_cell):
+        """One row per workload: the base figure, each profile's change."""
+        changes = {kind: {} for kind, _ in kinds}
+        for key in order:
+            s, name = key
+            b = base[key][field]
+            row = f'{name + " (" + s + ")":{w}} {base_cell(b)}'
+            for kind, _ in kinds:
+                ch = [pct(p[key][field], b) for p in prof[kind] if key in p]
+                changes[kind].setdefault(s, []).append(ch)
+                row += f'  {cell(ch):>28}'
+            print(row)
+        return changes
+
+    summary = rows(0, lambda b: f'{b:18,.0f}')
     print()
     for s in ('train', 'heldout'):
         row = f'{"mean, " + s:{w}} {"":18}'
@@ -97,15 +102,9 @@ def main():
             row += f'  {cell(per_rec):>28}'
         print(row)
     print()
-    print('CPU time of the workload (task-clock: with -icount, its tasks\' instructions, user and kernel):')
-    for key in order:
-        s, name = key
-        b = base[key][1]
-        row = f'{name + " (" + s + ")":{w}} {b / 1e6:15,.1f} ms'
-        for kind, _ in kinds:
-            ch = [pct(p[key][1], b) for p in prof[kind] if key in p]
-            row += f'  {cell(ch):>28}'
-        print(row)
+    print('CPU time of the workload (task-clock: with -icount, its tasks\''
+          ' instructions, user and kernel):')
+    rows(1, lambda b: f'{b / 1e6:15,.1f} ms')
     print()
     secs = {}
     for kind, _ in kinds:

@@ -255,16 +255,19 @@ perf script -i /tmp/u.data -F brstacksym 2>/dev/null | tr -s ' ' '\n' >/tmp/us.t
 check "perf script -F brstacksym: ctr_wl_indcall -> ctr_wl_leaf" \
 	grep -q -E "^ctr_wl_indcall(\+0x0)?/ctr_wl_leaf(\+0x0)?/" /tmp/us.txt
 perf report -i /tmp/u.data -b --stdio --sort symbol_from,symbol_to \
-	2>/dev/null >/tmp/ur.txt
+	2>/tmp/ur.err >/tmp/ur.txt
+ur_rc=$?
 # The target symbol is the last column: perf pads it only when a longer
 # target name is in the report.
 if grep -q -E "ctr_wl_indcall .*ctr_wl_leaf( |\$)" /tmp/ur.txt; then
 	ok "perf report -b: ctr_wl_indcall -> ctr_wl_leaf"
 else
-	# once in eight make checks on the reduced hart: what perf showed
+	# once in eight make checks on the reduced hart, with a report of
+	# two lines and none of the workload's: what perf said
 	not_ok "perf report -b: ctr_wl_indcall -> ctr_wl_leaf"
-	note "perf report -b: $(wc -l </tmp/ur.txt) lines, those of the workload:"
-	grep -m 8 ctr_wl /tmp/ur.txt | sed 's/^/#   /'
+	note "perf report -b: exit $ur_rc, $(wc -l </tmp/ur.txt) lines, those of the workload and the first ones:"
+	{ grep -m 8 ctr_wl /tmp/ur.txt; head -4 /tmp/ur.txt; } | sed 's/^/#   out: /'
+	head -8 /tmp/ur.err | sed 's/^/#   err: /'
 fi
 
 # perf record --call-graph lbr: call stacks from call-stack mode. perf

@@ -38,6 +38,15 @@ struct fn_node {
 	Dwarf_Off die;
 	int parent;			/* the function-like DIE around it, or -1 */
 	bool subprogram;
+	/*
+	 * What a frame needs of the DIE, read at its first lookup: every
+	 * instruction of a function asks for the same few DIEs, and the
+	 * attribute walks (abstract origins, specifications) cost more than
+	 * the rest of the lookup.
+	 */
+	bool read, readable;
+	const char *name;
+	int decl_line, call_line, discr;
 };
 
 struct fn_seg {
@@ -406,9 +415,11 @@ static bool index_children(struct cu_index *x, struct fn_ivs *iv, Dwarf_Die *die
 				return false;
 			x->node = v;
 			me = (int)x->nnode++;
-			x->node[me].die = dwarf_dieoffset(&c);
-			x->node[me].parent = parent;
-			x->node[me].subprogram = tag == DW_TAG_subprogram;
+			x->node[me] = (struct fn_node){
+				.die = dwarf_dieoffset(&c),
+				.parent = parent,
+				.subprogram = tag == DW_TAG_subprogram,
+			};
 			while ((it = dwarf_ranges(&c, it, &base, &lo, &hi)) > 0) {
 				if (lo >= hi)
 					continue;
@@ -537,6 +548,56 @@ static int node_at(const struct cu_index *x, uint64_t addr)
 	return lo && addr < x->seg[lo - 1].hi ? x->seg[lo - 1].node : -1;
 }
 
+/* Node I of X with its attributes read; NULL if its DIE cannot be. */
+static const struct fn_node *node_info(struct pc_dwarf *s, struct cu_index *x,
+				       int i)
+{
+	struct fn_node *nd = &x->node[i];
+	Dwarf_Die d;
+
+	if (!nd->read) {
+		nd->read = true;
+		nd->readable = dwarf_offdie(s->dbg, nd->die, &d) != NULL;
+		if (nd->readable) {
+			nd->name = die_name(&d);
+			dwarf_decl_line(&d, &nd->decl_line);
+			nd->call_line = die_udata(&d, DW_AT_call_line);
+			nd->discr = die_udata(&d, PC_DW_AT_discriminator);
+		}
+	}
+	return nd->readable ? nd : NULL;
+}
+
+/* The frames of ADDR from X's chain of nodes, outermost first. */
+static int index_frames(struct pc_dwarf *s, struct cu_index *x, uint64_t addr,
+			int line, unsigned int discr, struct pc_frame *f,
+			int max)
+{
+	const struct fn_node *chain[PC_MAX_FRAMES];
+	int i, k = 0, nf = 0;
+
+	/* innermost first, up to the function that holds them */
+	for (i = node_at(x, addr); i >= 0 && k < PC_MAX_FRAMES;
+	     i = x->node[i].parent) {
+		chain[k] = node_info(s, x, i);
+		if (!chain[k])
+			break;
+		if (chain[k++]->subprogram)
+			break;
+	}
+	for (i = k - 1; i >= 0 && nf < max; i--) {
+		if (!chain[i]->name)
+			break;
+		f[nf].name = chain[i]->name;
+		f[nf].decl_line = chain[i]->decl_line;
+		/* where this frame called the next inner one */
+		f[nf].line = i > 0 ? chain[i - 1]->call_line : line;
+		f[nf].discr = i > 0 ? (unsigned int)chain[i - 1]->discr : discr;
+		nf++;
+	}
+	return nf;
+}
+
 /*
  * The index of the CU gives the chain of function-like DIEs at ADDR.
  * Without one, dwarf_getscopes(), which follows an inlined instance into
@@ -564,20 +625,9 @@ int pc_dwarf_frames(struct pc_dwarf *s, uint64_t addr, struct pc_frame *f,
 	x = cu_index(s, no, &cu);
 	if (!ln)
 		note_bad_lines(s, x, &cu);
-	if (x) {
-		/* innermost first, up to the function that holds them */
-		for (i = node_at(x, addr); i >= 0 && k < PC_MAX_FRAMES;
-		     i = x->node[i].parent) {
-			if (!dwarf_offdie(s->dbg, x->node[i].die, &chain[k]))
-				break;
-			k++;
-			if (x->node[i].subprogram)
-				break;
-		}
-		n = 0;
-	} else {
-		n = dwarf_getscopes(&cu, addr, &scopes);
-	}
+	if (x)
+		return index_frames(s, x, addr, line, discr, f, max);
+	n = dwarf_getscopes(&cu, addr, &scopes);
 	/* chain[] gets the function-like scopes, innermost first */
 	while (n > 0 && !done && k < PC_MAX_FRAMES) {
 		Dwarf_Die *next = NULL;

@@ -41,7 +41,7 @@ int pc_index_add(struct pc_index *x, uint64_t h, size_t pos)
 	if (pos >= UINT32_MAX)
 		return -1;
 	if ((x->nr + 1) * 2 > x->mask + 1 || !x->mask) {
-		size_t n = x->mask ? (x->mask + 1) * 2 : 64, i;
+		size_t n = x->mask ? (x->mask + 1) * 2 : 8, i;
 		uint64_t *s = calloc(n, sizeof(*s));
 
 		if (!s)
@@ -75,7 +75,7 @@ size_t pc_index_get(struct pc_index *x, void **arr, size_t *nr, size_t *cap,
 	*added = false;
 	if (i != PC_INDEX_NONE)
 		return i;
-	v = pc_grow(*arr, cap, *nr, size, 16);
+	v = pc_grow(*arr, cap, *nr, size, 4);
 	if (!v)
 		return PC_INDEX_NONE;
 	*arr = v;

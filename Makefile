@@ -7,7 +7,7 @@
 
 S := scripts
 
-.PHONY: help setup kernel kernel-debug kernel-clang kernel-autofdo guest run demo check stress bench bench-perf-ctr autofdo nested patches lint clean
+.PHONY: help setup kernel kernel-debug kernel-clang kernel-autofdo kernel-autofdo-speed guest run demo check stress bench bench-perf-ctr autofdo nested patches lint clean
 
 help:
 	@echo "make demo     boot QEMU with CTR and show perf record -b / perf report -b"
@@ -17,6 +17,8 @@ help:
 	@echo "make bench    what branch stacks cost per sample, as ratios"
 	@echo "make bench-perf-ctr  perf-ctr aggregate vs perf script and llvm-profgen"
 	@echo "make autofdo  AutoFDO via perf-ctr vs FDO on bzip2 and lua (out/autofdo/table.md)"
+	@echo "make kernel-autofdo  the kernel made faster by its own CTR profile (perf-ctr vs llvm-profgen)"
+	@echo "make kernel-autofdo-speed  kernel profile generation timed: perf-ctr vs perf script + llvm-profgen"
 	@echo "make nested   perf record -b in a nested Linux guest (Debian QEMU under KVM)"
 	@echo "make patches  write the five kernel series to out/patches/NAME (git format-patch, cover letters)"
 	@echo "make kernel   build the kernel (kernel-debug: KASAN, lockdep; kernel-clang: clang 19, AutoFDO-ready)"
@@ -49,6 +51,12 @@ kernel-clang: guest
 kernel-autofdo: guest
 	$(S)/setup-afdo.sh
 	$(S)/kernel-autofdo.sh full
+
+# The round trip, then profile generation timed on its recording:
+# perf-ctr against perf script + llvm-profgen --kernel.
+kernel-autofdo-speed: guest
+	$(S)/setup-afdo.sh
+	$(S)/kernel-autofdo.sh speed
 
 guest: kernel
 	$(S)/guest-bins.sh

@@ -31,16 +31,6 @@ mkdir -p "$F"
 base_sum=$(sha1sum <"$KOUT/vmlinux" | cut -c1-40)
 [ -z "${KAFDO_FRESH:-}" ] || rm -f "$F"/train*.data
 
-# The first executable segment of vmlinux: llvm-profgen 19 --kernel takes
-# the kernel map's start for it, where RISC-V's _text is above it.
-# (awk reads to the end: an early exit would kill the writer, and
-# pipefail the script.)
-first_exec_seg() {
-	"${CROSS}readelf" -lW "$1" |
-		awk '$1 == "LOAD" && / [RW ]*E / && !n++ { print $3 }'
-}
-ktext() { "${CROSS}nm" "$1" | awk '$3 == "_text" && !n++ { print "0x" $1 }'; }
-
 # --- training recordings ----------------------------------------------------
 for r in $(seq "$recs"); do
 	data=$F/train$r.data
@@ -65,33 +55,6 @@ done
 result PASS "$recs training recordings of the clang kernel ($(du -shc "$F"/train*.data | tail -1 | cut -f1))"
 
 # --- profiles: perf-ctr's and llvm-profgen's, each timed --------------------
-# The peer's input is perf script's text. The guest's perf (Debian 13's
-# 6.12) writes attrs that the host's perf 6.1 refuses ("a more recent
-# and unsupported ABI"): perf 7.3 from trixie-backports, in the root.
-if ! [ -x "$ROOT/usr/bin/perf" ]; then
-	say "installing linux-perf from trixie-backports into the trixie root"
-	in_root apt-get install -y -qq -o Dpkg::Use-Pty=0 --no-install-recommends \
-		-t trixie-backports linux-perf >/dev/null ||
-		{ result FAIL "linux-perf from trixie-backports in $ROOT"; exit 1; }
-fi
-seg=$(first_exec_seg "$KOUT/vmlinux")
-text=$(ktext "$KOUT/vmlinux")
-now() { date +%s.%N; }
-# perf script's text as llvm-profgen takes it: perf's kernel map starts
-# at _text (relocated), llvm-profgen wants the executable segment's start
-# there, moved by the same amount. And a sample whose branch stack is
-# empty (7 to 20% of them, nearly all taken where interrupts come back
-# on) is only its IP: when the first sample is one, llvm-profgen takes
-# the file for one without branch stacks and finds "No samples in perf
-# script!". They carry no transfer; perf-ctr skips them too.
-profgen_text() {	# IN OUT
-	local map
-	map=$(grep -m1 -o '\[0x[0-9a-f]*([^]]*\]: x \[kernel.kallsyms\]_text' "$1" |
-		sed 's/^\[\(0x[0-9a-f]*\)(.*/\1/')
-	[ -n "$map" ] || return 1
-	sed "0,/\]: x \[kernel.kallsyms\]_text/s/\[$map(/[$(printf '0x%x' $((map - text + seg)))(/" \
-		"$1" | awk '/^PERF_RECORD/ || NF > 1' >"$2"
-}
 for r in $(seq "$recs"); do
 	data=$F/train$r.data
 	sum=$(cat "$data.kernel")
@@ -226,30 +189,5 @@ python3 "$TOP/scripts/kernel-autofdo-table.py" --functions "$F" "$ksp" |
 	tee "$F/functions.txt"
 
 # --- how fast: profile generation, perf-ctr against llvm-profgen --------------
-# Five runs of each on recording 1 with nothing else running, the median
-# of each: perf-ctr aggregate from perf.data; perf script (perf 7.3) and
-# llvm-profgen --kernel from the same file (the start of its kernel map
-# moved as above).
-times() {	# N COMMAND...: the median wall time of N runs, in seconds
-	local n=$1 _; shift
-	for _ in $(seq "$n"); do
-		t0=$(now); "$@" >/dev/null 2>&1; t1=$(now)
-		echo "$t0 $t1" | awk '{ print $2 - $1 }'
-	done | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
-}
-data=$F/train1.data
-root_exec /usr/bin/perf script -i "$data" --show-mmap-events -F ip,brstack \
-	2>/dev/null >"$F/bench.raw"
-profgen_text "$F/bench.raw" "$F/bench.script"
-rm -f "$F/bench.raw"
-t_pc=$(times 5 pc aggregate -i "$data" --binary "$KOUT/vmlinux" -f llvm-text -o "$F/bench.pc")
-t_ps=$(times 5 root_exec /usr/bin/perf script -i "$data" --show-mmap-events -F ip,brstack)
-t_pg=$(times 5 root_exec /usr/lib/llvm-19/bin/llvm-profgen --kernel \
-	--perfscript="$F/bench.script" --binary="$KOUT/vmlinux" --format=text \
-	--output="$F/bench.pg")
-rm -f "$F/bench.script" "$F/bench.pc" "$F/bench.pg"
-echo "$t_pc $t_ps $t_pg" | awk -v size="$(du -h "$data" | cut -f1)" '{
-	printf "\nprofile generation, recording 1 (%s), median of 5 runs: perf-ctr aggregate %.3f s;\n", size, $1
-	printf "perf script %.3f s + llvm-profgen %.3f s = %.3f s: llvm-profgen alone %.1fx perf-ctr, with perf script %.1fx\n", $2, $3, $2 + $3, $3 / $1, ($2 + $3) / $1
-}' | tee -a "$F/functions.txt"
+profile_speed "$F/train1.data" "recording 1" "$F" | tee -a "$F/functions.txt"
 exit "$rc"

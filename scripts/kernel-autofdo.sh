@@ -8,11 +8,14 @@
 # the LLVM profile of its vmlinux, llvm-profdata 19 reads it, and clang
 # 19 builds a kernel file with it as CLANG_AUTOFDO_PROFILE. Prints
 # PASS/FAIL lines; exits non-zero on any FAIL. Files in out/kautofdo/.
+# kernel-autofdo.sh speed: the round trip, then perf-ctr and the peer
+# (perf script + llvm-profgen --kernel) timed on its recording.
+# kernel-autofdo.sh full: the whole loop (kernel-autofdo-full.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-roundtrip}
-case $mode in roundtrip | full) ;; *) die "usage: kernel-autofdo.sh roundtrip|full" ;; esac
+case $mode in roundtrip | full | speed) ;; *) die "usage: kernel-autofdo.sh roundtrip|full|speed" ;; esac
 W=$TOP/out/kautofdo
 PC=$TOP/out/perf-ctr/perf-ctr
 KOUT=$KBUILD/clang
@@ -44,6 +47,7 @@ if ! root_libdw; then
 fi
 pc() { "${ROOT_LOADER[@]}" "$PC" "$@"; }
 
+[ "$mode" = roundtrip ] || . "$TOP/scripts/kernel-autofdo-peer.sh"
 [ "$mode" = full ] && . "$TOP/scripts/kernel-autofdo-full.sh"
 rm -rf "$W/files"
 
@@ -113,5 +117,9 @@ if "$TOP/scripts/kernel.sh" clang CLANG_AUTOFDO_PROFILE=/mnt/kout/autofdo.prof \
 else
 	tail -5 "$W/build.log" >&2
 	result FAIL "clang 19 builds fs/pipe.o with the profile (CLANG_AUTOFDO_PROFILE)"
+fi
+if [ "$mode" = speed ]; then
+	profile_speed "$data" "the round trip's recording" "$W" ||
+		result FAIL "perf script of the round trip's recording has no kernel map"
 fi
 exit $rc

@@ -1158,6 +1158,72 @@ static void ssctr_test_pm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after, before);
 }
 
+/*
+ * The counter overflow interrupt's priority number in the AIA's iprio
+ * array, or -1 on a hart without Ssaia. Interrupts off: the IMSIC's
+ * handler selects registers in siselect too.
+ */
+static int ssctr_test_lcofi_prio(bool set, u8 prio)
+{
+	const unsigned int per_reg = BITS_PER_LONG / 8;
+	unsigned int shift = (RV_IRQ_PMU % per_reg) * 8;
+	unsigned long flags, v;
+
+	if (!riscv_isa_extension_available(NULL, SSAIA))
+		return -1;
+	local_irq_save(flags);
+	csr_write(CSR_SISELECT, ISELECT_IPRIO0 +
+		  RV_IRQ_PMU / per_reg * (BITS_PER_LONG / 32));
+	v = csr_read(CSR_SIREG);
+	if (set) {
+		v = (v & ~(0xffUL << shift)) | (unsigned long)prio << shift;
+		csr_write(CSR_SIREG, v);
+		v = csr_read(CSR_SIREG);
+	}
+	local_irq_restore(flags);
+	return (v >> shift) & 0xff;
+}
+
+/*
+ * On a hart with the AIA the counter overflow interrupt goes before the
+ * other local interrupts, so that its trap freezes the buffer: priority
+ * number 1, set as the CPU came up and again after a CPU power
+ * transition, which may lose it.
+ */
+static void ssctr_test_overflow_first(struct kunit *test)
+{
+	unsigned long flags;
+	int prio, ret;
+
+	if (!riscv_isa_extension_available(NULL, SSCOFPMF))
+		kunit_skip(test, "no counter overflow interrupt (Sscofpmf)");
+	prio = ssctr_test_lcofi_prio(false, 0);
+	if (prio < 0)
+		kunit_skip(test, "no AIA (Ssaia): interrupts have fixed priorities");
+	migrate_disable();
+	if (ssctr_test_lcofi_prio(true, 2) != 2) {
+		ssctr_test_lcofi_prio(true, prio);
+		migrate_enable();
+		kunit_skip(test, "the hart keeps the overflow interrupt's priority fixed");
+	}
+	ssctr_test_lcofi_prio(true, prio);
+	KUNIT_EXPECT_EQ(test, prio, 1);
+
+	if (IS_ENABLED(CONFIG_CPU_PM)) {
+		local_irq_save(flags);
+		ret = cpu_pm_enter();
+		/* What a hart that lost its state comes back with. */
+		ssctr_test_lcofi_prio(true, 0);
+		if (!ret)
+			cpu_pm_exit();
+		prio = ssctr_test_lcofi_prio(false, 0);
+		local_irq_restore(flags);
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		KUNIT_EXPECT_EQ(test, prio, 1);
+	}
+	migrate_enable();
+}
+
 /* A call and a return of known addresses for the snapshot test. */
 static noinline int ssctr_test_snap_callee(int x)
 {
@@ -1305,6 +1371,7 @@ static struct kunit_case ssctr_buffer_cases[] = {
 	KUNIT_CASE(ssctr_test_read_synthetic),
 	KUNIT_CASE(ssctr_test_save_restore),
 	KUNIT_CASE(ssctr_test_pm),
+	KUNIT_CASE(ssctr_test_overflow_first),
 	KUNIT_CASE(ssctr_test_snapshot),
 	KUNIT_CASE(ssctr_test_lend),
 	{}

@@ -115,6 +115,12 @@ FILE *pc_output_open(const char *path, char **tmp)
 		errno = ENOMEM;
 		return NULL;
 	}
+	/*
+	 * Tracked before it exists: a signal that comes once mkstemp() has
+	 * made the file must find its name (mkstemp() writes the name into
+	 * the buffer before it creates the file).
+	 */
+	track(*tmp);
 	fd = mkstemp(*tmp);
 	if (fd < 0)
 		goto fail;
@@ -127,13 +133,12 @@ FILE *pc_output_open(const char *path, char **tmp)
 		goto fail;
 	}
 	f = fdopen(fd, "wb");
-	if (f) {
-		track(*tmp);
+	if (f)
 		return f;
-	}
 	close(fd);
 	unlink(*tmp);
 fail:
+	untrack(*tmp);
 	free(*tmp);
 	*tmp = NULL;
 	return NULL;

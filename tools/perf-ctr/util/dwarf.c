@@ -34,19 +34,25 @@ struct cu_range {
  * of a range cost a walk of its whole CU. Built at the first lookup in
  * the CU, from one walk.
  */
+/* What a frame needs of a function-like DIE. */
+struct frame_die {
+	const char *name;		/* linkage name, else name */
+	int decl_line;
+	int call_line, discr;		/* of an inlined instance: its call site */
+};
+
 struct fn_node {
 	Dwarf_Off die;
 	int parent;			/* the function-like DIE around it, or -1 */
 	bool subprogram;
 	/*
-	 * What a frame needs of the DIE, read at its first lookup: every
-	 * instruction of a function asks for the same few DIEs, and the
-	 * attribute walks (abstract origins, specifications) cost more than
-	 * the rest of the lookup.
+	 * Its frame_die, read at its first lookup: every instruction of a
+	 * function asks for the same few DIEs, and the attribute walks
+	 * (abstract origins, specifications) cost more than the rest of the
+	 * lookup.
 	 */
 	bool read, readable;
-	const char *name;
-	int decl_line, call_line, discr;
+	struct frame_die fd;
 };
 
 struct fn_seg {
@@ -548,7 +554,16 @@ static int node_at(const struct cu_index *x, uint64_t addr)
 	return lo && addr < x->seg[lo - 1].hi ? x->seg[lo - 1].node : -1;
 }
 
-/* Node I of X with its attributes read; NULL if its DIE cannot be. */
+static void die_frame(Dwarf_Die *d, struct frame_die *o)
+{
+	o->name = die_name(d);
+	o->decl_line = 0;
+	dwarf_decl_line(d, &o->decl_line);
+	o->call_line = die_udata(d, DW_AT_call_line);
+	o->discr = die_udata(d, PC_DW_AT_discriminator);
+}
+
+/* Node I of X with its frame_die read; NULL if its DIE cannot be. */
 static const struct fn_node *node_info(struct pc_dwarf *s, struct cu_index *x,
 				       int i)
 {
@@ -558,14 +573,34 @@ static const struct fn_node *node_info(struct pc_dwarf *s, struct cu_index *x,
 	if (!nd->read) {
 		nd->read = true;
 		nd->readable = dwarf_offdie(s->dbg, nd->die, &d) != NULL;
-		if (nd->readable) {
-			nd->name = die_name(&d);
-			dwarf_decl_line(&d, &nd->decl_line);
-			nd->call_line = die_udata(&d, DW_AT_call_line);
-			nd->discr = die_udata(&d, PC_DW_AT_discriminator);
-		}
+		if (nd->readable)
+			die_frame(&d, &nd->fd);
 	}
 	return nd->readable ? nd : NULL;
+}
+
+/*
+ * F from the K function-like DIEs of CHAIN, innermost first: outermost
+ * first, each frame at the line where it called the next inner one, the
+ * innermost at LINE. A line of another file than the function's (a
+ * macro, an #include inside it) still counts at its line's distance from
+ * the function's: that is what GCC and LLVM look the profile up with.
+ */
+static int chain_frames(const struct frame_die *const *chain, int k, int line,
+			unsigned int discr, struct pc_frame *f, int max)
+{
+	int i, nf = 0;
+
+	for (i = k - 1; i >= 0 && nf < max; i--) {
+		if (!chain[i]->name)
+			break;
+		f[nf].name = chain[i]->name;
+		f[nf].decl_line = chain[i]->decl_line;
+		f[nf].line = i > 0 ? chain[i - 1]->call_line : line;
+		f[nf].discr = i > 0 ? (unsigned int)chain[i - 1]->discr : discr;
+		nf++;
+	}
+	return nf;
 }
 
 /* The frames of ADDR from X's chain of nodes, outermost first. */
@@ -573,29 +608,21 @@ static int index_frames(struct pc_dwarf *s, struct cu_index *x, uint64_t addr,
 			int line, unsigned int discr, struct pc_frame *f,
 			int max)
 {
-	const struct fn_node *chain[PC_MAX_FRAMES];
-	int i, k = 0, nf = 0;
+	const struct frame_die *chain[PC_MAX_FRAMES];
+	const struct fn_node *nd;
+	int i, k = 0;
 
 	/* innermost first, up to the function that holds them */
 	for (i = node_at(x, addr); i >= 0 && k < PC_MAX_FRAMES;
 	     i = x->node[i].parent) {
-		chain[k] = node_info(s, x, i);
-		if (!chain[k])
+		nd = node_info(s, x, i);
+		if (!nd)
 			break;
-		if (chain[k++]->subprogram)
+		chain[k++] = &nd->fd;
+		if (nd->subprogram)
 			break;
 	}
-	for (i = k - 1; i >= 0 && nf < max; i--) {
-		if (!chain[i]->name)
-			break;
-		f[nf].name = chain[i]->name;
-		f[nf].decl_line = chain[i]->decl_line;
-		/* where this frame called the next inner one */
-		f[nf].line = i > 0 ? chain[i - 1]->call_line : line;
-		f[nf].discr = i > 0 ? (unsigned int)chain[i - 1]->discr : discr;
-		nf++;
-	}
-	return nf;
+	return chain_frames(chain, k, line, discr, f, max);
 }
 
 /*
@@ -608,9 +635,11 @@ int pc_dwarf_frames(struct pc_dwarf *s, uint64_t addr, struct pc_frame *f,
 		    int max)
 {
 	Dwarf_Die cu, chain[PC_MAX_FRAMES], *scopes = NULL;
+	struct frame_die fds[PC_MAX_FRAMES];
+	const struct frame_die *fdp[PC_MAX_FRAMES];
 	struct cu_index *x;
 	Dwarf_Line *ln;
-	int line = 0, n, i, k = 0, nf = 0;
+	int line = 0, n, i, k = 0;
 	unsigned int discr = 0;
 	bool done = false;
 	long no;
@@ -651,30 +680,9 @@ int pc_dwarf_frames(struct pc_dwarf *s, uint64_t addr, struct pc_frame *f,
 		scopes = next;
 	}
 	free(scopes);
-	/*
-	 * A line of another file than the function's (a macro, an #include
-	 * inside it) still counts at its line's distance from the function's:
-	 * that is what GCC and LLVM look the profile up with.
-	 */
-	for (i = k - 1; i >= 0 && nf < max; i--) {
-		Dwarf_Die *d = &chain[i];
-		const char *name = die_name(d);
-
-		if (!name)
-			break;
-		f[nf].name = name;
-		f[nf].decl_line = 0;
-		dwarf_decl_line(d, &f[nf].decl_line);
-		if (i > 0) {
-			/* where this frame called the next inner one */
-			f[nf].line = die_udata(&chain[i - 1], DW_AT_call_line);
-			f[nf].discr = die_udata(&chain[i - 1],
-						PC_DW_AT_discriminator);
-		} else {
-			f[nf].line = line;
-			f[nf].discr = discr;
-		}
-		nf++;
+	for (i = 0; i < k; i++) {
+		die_frame(&chain[i], &fds[i]);
+		fdp[i] = &fds[i];
 	}
-	return nf;
+	return chain_frames(fdp, k, line, discr, f, max);
 }

@@ -3,7 +3,8 @@
 # Two counters of one event: each counts it, each samples it. QEMU gave an
 # event to the first counter programmed with it and left every other one
 # at 0, never overflowing (fixed by qemu/patches/0006). Sourced by
-# /ctr/check on every hart.
+# /ctr/check on every boot but the reduced hart's (its counters are
+# those of the -cpu max boots).
 
 # stat_of FILE NAME: the count perf stat -x, wrote for event NAME, or 0.
 stat_of() { awk -F, -v e="$2" '$3 == e { print $1 + 0; n++ } END { if (!n) print 0 }' "$1"; }

@@ -407,6 +407,7 @@ static int on_sample(void *vc, const struct pc_sample *s)
 
 		r[i].not_taken = pc_br_not_taken(e);
 		r[i].trap = (signed char)pc_br_trap(e);
+		r[i].misp = e->mispred;
 		r[i].from_zero = !e->from;
 		if (e->from - lo < len) {
 			r[i].from = e->from + d;
@@ -436,12 +437,16 @@ oom:
 }
 
 /*
- * The TYPE field of a record's "/PRED/INTX/ABORT/CYCLES/TYPE/SPEC" tail
- * (REST): a not-taken branch gives no edge, a trap no retired source.
+ * The PRED and TYPE fields of a record's "/PRED/INTX/ABORT/CYCLES/TYPE/SPEC"
+ * tail (REST): M is a mispredicted branch; a not-taken branch gives no
+ * edge, a trap no retired source.
  */
 static void set_text_type(struct perf_branch_entry *e, const char *rest)
 {
 	int i;
+
+	if (rest[0] == '/' && rest[1] == 'M')
+		e->mispred = 1;
 
 	for (i = 0; i < 5; i++) {
 		rest = strchr(rest, '/');
@@ -695,6 +700,9 @@ static void print_stats(const struct agg_ctx *c)
 		(unsigned long long)c->lost_records, (unsigned long long)c->lost_samples,
 		(unsigned long long)c->throttled, (unsigned long long)c->samples_filtered,
 		tables / 1024, rss_anon_kb());
+	if (c->counts.origins)
+		fprintf(stderr, "  mispredicted: %llu records with an end in the binary\n",
+			(unsigned long long)st->mispredicts);
 }
 
 int cmd_aggregate(int argc, char **argv)
@@ -794,6 +802,7 @@ int cmd_aggregate(int argc, char **argv)
 		pc_dso_free(bin);
 		return 1;
 	}
+	c.counts.origins = fmt->origins;
 	memset(&h, 0, sizeof(h));
 	h.sample = on_sample;
 	h.lost = on_lost;

@@ -94,8 +94,9 @@ struct afdo_cnt *afdo_map_sorted(const struct afdo_map *m, size_t *nr);
 struct afdo_stats {
 	uint64_t samples, records;
 	uint64_t samples_other;		/* ip outside the binary */
+	uint64_t mispredicts;		/* of branches with an end in it */
 	uint64_t ranges, ranges_bad_order, ranges_outside, ranges_misaligned;
-	uint64_t ranges_cross_func;	/* unique ones, dropped before output */
+	uint64_t ranges_cross_func;	/* unique ones (and origins, for BOLT), dropped */
 	uint64_t ranges_cross_jump;	/* unique ones through a jump, dropped */
 	uint64_t ranges_empty;		/* ending before their first instruction */
 	uint64_t branches, branches_outside;
@@ -138,6 +139,17 @@ struct afdo_counts {
 	struct afdo_map branches;	/* (from, to) */
 	struct afdo_map addrs;		/* (ip, 0) */
 	struct afdo_map entries;	/* (function start, 0): times entered */
+	/*
+	 * With ORIGINS (set before the first sample, for BOLT): TRACES are
+	 * the ranges keyed (begin, end, 1 when the branch into BEGIN came
+	 * from outside BEGIN's function), OUTER the branches with one end
+	 * outside the binary (keyed 0 there), MISP (from, to) the
+	 * mispredicted branches of both.
+	 */
+	bool origins;
+	struct afdo_map traces;
+	struct afdo_map outer;
+	struct afdo_map misp;
 	struct afdo_stats st;
 };
 
@@ -151,6 +163,7 @@ struct afdo_rec {
 	bool from_mapped, to_mapped;
 	bool from_zero;			/* unmapped, and 0 in the record */
 	bool not_taken;			/* pc_br_not_taken(): no transfer */
+	bool misp;			/* the branch was mispredicted */
 	signed char trap;		/* pc_br_trap() */
 };
 
@@ -198,6 +211,7 @@ struct afdo_format {
 	/* 0, or -1 with NOTES->err filled in (empty: a write error) */
 	int (*write)(FILE *f, const struct afdo_input *in,
 		     struct afdo_notes *notes);
+	bool origins;			/* needs afdo_counts.origins */
 };
 
 extern const struct afdo_format afdo_formats[];

@@ -83,7 +83,9 @@ int afdo_counts_init(struct afdo_counts *c)
 	if (afdo_map_init(&c->steps, 1 << 12) || afdo_map_init(&c->ranges, 1 << 12) ||
 	    afdo_map_init(&c->branches, 1 << 12) ||
 	    afdo_map_init(&c->addrs, 1 << 10) ||
-	    afdo_map_init(&c->entries, 1 << 8)) {
+	    afdo_map_init(&c->entries, 1 << 8) ||
+	    afdo_map_init(&c->traces, 16) || afdo_map_init(&c->outer, 16) ||
+	    afdo_map_init(&c->misp, 16)) {
 		afdo_counts_free(c);
 		return -1;
 	}
@@ -97,6 +99,9 @@ void afdo_counts_free(struct afdo_counts *c)
 	afdo_map_free(&c->branches);
 	afdo_map_free(&c->addrs);
 	afdo_map_free(&c->entries);
+	afdo_map_free(&c->traces);
+	afdo_map_free(&c->outer);
+	afdo_map_free(&c->misp);
 }
 
 /*
@@ -160,6 +165,10 @@ static int step_out(struct afdo_counts *c, struct pc_dso *bin,
 		st->traps += n;
 	else if (fok && tok && afdo_map_add(&c->branches, from, to, 0, 0, e->n))
 		return -1;
+	/* BOLT's entries from, and exits to, what is not the binary */
+	if (c->origins && fok != tok &&
+	    afdo_map_add(&c->outer, fok ? from : 0, tok ? to : 0, 0, 0, e->n))
+		return -1;
 	if (tok && step_entry(bin, from, fok, to, trap)) {
 		st->entries += n;
 		if (!fok)
@@ -175,8 +184,13 @@ static int step_out(struct afdo_counts *c, struct pc_dso *bin,
 	 */
 	st->ranges += n;
 	if (tok && nok) {
-		bool excl = step_trap(bin, next, nok, flags, AFDO_STEP_NEXT_TRAP,
-				      AFDO_STEP_NEXT_XFER);
+		uint64_t excl = step_trap(bin, next, nok, flags, AFDO_STEP_NEXT_TRAP,
+					  AFDO_STEP_NEXT_XFER);
+
+		/* for BOLT: did the range's way in come from another function? */
+		if (c->origins && (!fok || !pc_dso_sym(bin, to) ||
+				   pc_dso_sym(bin, from) != pc_dso_sym(bin, to)))
+			excl |= 2;
 
 		if (to > next)
 			st->ranges_bad_order += n;
@@ -254,6 +268,12 @@ int afdo_counts_sample(struct afdo_counts *c, struct pc_dso *bin,
 			st->branches_not_taken++;
 			continue;
 		}
+		if (r[i].misp && c->origins && (r[i].from_mapped || r[i].to_mapped)) {
+			st->mispredicts++;
+			if (afdo_map_add(&c->misp, r[i].from_mapped ? from : 0,
+					 to, 0, 0, w))
+				return -1;
+		}
 		if (afdo_map_add(&c->steps, from, to, next, flags | type, w) ||
 		    (c->steps.used >= STEPS_MAX && steps_out(c, bin)))
 			return -1;
@@ -318,7 +338,7 @@ int afdo_counts_finish(struct afdo_counts *c, struct pc_dso *bin)
 
 		if (!r->tag)
 			continue;
-		w = range_walk(bin, r->a, r->b, r->c, &end);
+		w = range_walk(bin, r->a, r->b, r->c & 1, &end);
 		if (w == 1) {
 			c->st.ranges_empty++;
 			continue;
@@ -339,7 +359,9 @@ int afdo_counts_finish(struct afdo_counts *c, struct pc_dso *bin)
 			c->st.ranges_cross_jump++;
 			continue;
 		}
-		if (afdo_map_add(&m, r->a, end, 0, 0, r->n)) {
+		if (afdo_map_add(&m, r->a, end, 0, 0, r->n) ||
+		    (c->origins &&
+		     afdo_map_add(&c->traces, r->a, end, r->c >> 1, 0, r->n))) {
 			afdo_map_free(&m);
 			return -1;
 		}
@@ -352,7 +374,8 @@ int afdo_counts_finish(struct afdo_counts *c, struct pc_dso *bin)
 size_t afdo_counts_bytes(const struct afdo_counts *c)
 {
 	return (c->steps.mask + c->ranges.mask + c->branches.mask +
-		c->addrs.mask + c->entries.mask + 5) * sizeof(struct afdo_cnt);
+		c->addrs.mask + c->entries.mask + c->traces.mask +
+		c->outer.mask + c->misp.mask + 8) * sizeof(struct afdo_cnt);
 }
 
 bool afdo_counts_empty(const struct afdo_counts *c)

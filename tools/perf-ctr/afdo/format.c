@@ -6,16 +6,18 @@
 
 const struct afdo_format afdo_formats[] = {
 	{ "autofdo-text", "create_gcov --profiler=text input (default; stdout)",
-	  "-", afdo_write_autofdo_text },
+	  "-", afdo_write_autofdo_text, false },
 	{ "llvm-unsym", "llvm-profgen --unsymbolized-profile input (stdout)",
-	  "-", afdo_write_llvm_unsym },
+	  "-", afdo_write_llvm_unsym, false },
 	{ "llvm-text", "LLVM sample profile text, clang -fprofile-sample-use (stdout)",
-	  "-", afdo_write_llvm_text },
+	  "-", afdo_write_llvm_text, false },
 	{ "gcov", "GCC >= 12 -fauto-profile file (default -o fbdata.afdo)",
-	  "fbdata.afdo", afdo_write_gcov },
+	  "fbdata.afdo", afdo_write_gcov, false },
 	{ "lines", "'file:line count' of each source line (to compare with gcov)",
-	  "-", afdo_write_lines },
-	{ NULL, NULL, NULL, NULL },
+	  "-", afdo_write_lines, false },
+	{ "bolt", "llvm-bolt/perf2bolt -pa input: branches and traces (stdout)",
+	  "-", afdo_write_bolt, true },
+	{ NULL, NULL, NULL, NULL, false },
 };
 
 const struct afdo_format *afdo_format_find(const char *name)

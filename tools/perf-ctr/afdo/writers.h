@@ -15,5 +15,7 @@ int afdo_write_gcov(FILE *f, const struct afdo_input *in,
 		    struct afdo_notes *notes);
 int afdo_write_lines(FILE *f, const struct afdo_input *in,
 		     struct afdo_notes *notes);
+int afdo_write_bolt(FILE *f, const struct afdo_input *in,
+		    struct afdo_notes *notes);
 
 #endif

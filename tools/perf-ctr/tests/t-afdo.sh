@@ -35,6 +35,7 @@ golden() {	# name format
 }
 golden afdo-golden-autofdo-text autofdo-text
 golden afdo-golden-llvm-unsym llvm-unsym
+golden afdo-golden-bolt bolt
 if agg -v --input-format brstack -i "$fix/golden.brstack" --binary golden \
 	-o /dev/null 2>stats.out &&
    diff -u "$fix/golden.stats" <(grep -v '^  memory:' stats.out) >&2; then

@@ -223,6 +223,14 @@ if [ $kernel_ok = 1 ]; then
 			"$OUT/$g-files/mix.data" "$CTR_CACHE/guest-bin" \
 			"perf record -a -b, programs started by a shell" \
 			workload sled spin)
+		# perf-ctr's BOLT profile against llvm-bolt's own tools.
+		while read -r v rest; do
+			case $v in
+			PASS | FAIL | SKIP) record "$v" "${pre}perf-ctr $rest" ;;
+			*) echo "$v $rest" ;;
+			esac
+		done < <("$TOP/tools/perf-ctr/tests/bolt.sh" "$OUT/$g-files" \
+			"$CTR_CACHE/guest-bin" "$caps")
 	}
 	: >"$OUT/e2e.log"
 	guest_recordings maxperf "" ""

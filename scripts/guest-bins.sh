@@ -43,6 +43,12 @@ ${CROSS}nm "$bins/kvm/ctr_guest_test" | grep ' ctr_[ab]' \
 	>"$bins/kvm/ctr_guest_test.syms"
 # The perf tool tests check records against the workload's symbols.
 ${CROSS}nm "$bins/workload" | grep ' ctr_wl' >"$bins/workload.syms"
+# The program perf-ctr's BOLT profiles are checked on (llvm-bolt
+# rewrites static riscv64 binaries linked with their relocations).
+boltprog=$TOP/tools/perf-ctr/tests/afdo/boltprog.c
+if [ ! "$bins/boltprog" -nt "$boltprog" ]; then
+	${CROSS}gcc -O2 -g -static -Wl,--emit-relocs -o "$bins/boltprog" "$boltprog"
+fi
 # perf-ctr's static riscv64 build (record, script, check), when the host
 # tests have built it, records in the guest too.
 pc=$TOP/out/perf-ctr/riscv64/perf-ctr

@@ -6,7 +6,8 @@
 #
 #   host (bookworm): autofdo (create_gcov), llvm-14 (llvm-profdata), clang-14
 #                    (-fprofile-sample-use), linux-perf (perf script, for the
-#                    relocation check and the benchmark), time
+#                    relocation check and the benchmark), time, bolt-19
+#                    (llvm-bolt and perf2bolt, for the BOLT profile)
 #   trixie root:     llvm-19 (llvm-profgen handles RISC-V from 19 on), clang-19,
 #                    riscv64 GCC 14 (profiles with discriminators)
 #
@@ -21,7 +22,7 @@ mark() { date > "$CTR_CACHE/.stamp-$1"; }
 [ "$(id -u)" = 0 ] || { say "setup-afdo: not root, nothing installed"; exit 0; }
 mkdir -p "$CTR_CACHE"
 
-HOST_PKGS="autofdo llvm-14 clang-14 linux-perf time gcc-riscv64-linux-gnu libelf-dev libdw-dev"
+HOST_PKGS="autofdo llvm-14 clang-14 linux-perf time gcc-riscv64-linux-gnu libelf-dev libdw-dev bolt-19"
 
 host_pkgs() {
 	# the stamp holds the list, so that a longer list installs again

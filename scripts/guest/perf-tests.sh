@@ -349,7 +349,12 @@ if [ "$(param files)" = 1 ]; then
 		sh -c '/ctr/workload 1500000 >/dev/null &
 		       timeout 3 /ctr/sled forever &
 		       exec env /ctr/spin 300000000' >/dev/null 2>&1
-	for f in u cs sys sysu mix; do
+	# A static program linked with its relocations, as llvm-bolt
+	# rewrites RISC-V programs: the host checks perf-ctr's BOLT profile
+	# of it against perf2bolt's own reading (tools/perf-ctr/tests/bolt.sh).
+	perf record -q -e instructions:u -c 200003 -b -o /tmp/bolt.data \
+		-- /ctr/boltprog 60 >/dev/null 2>&1
+	for f in u cs sys sysu mix bolt; do
 		# A recording the hart refused (call stacks without RASEMU).
 		[ -s /tmp/$f.data ] || continue
 		# gzip'ed: the console carries a few MB less (guest-files.py

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make autofdo: AutoFDO through perf-ctr, measured on two real programs.
+# make autofdo: AutoFDO through perf-ctr, measured on three real programs.
 #
-# bzip2 and lua5.4 come from their Debian source packages (apt-get
+# bzip2, lua5.4 and duk (duktape's JavaScript interpreter) come from
+# their Debian source packages (apt-get
 # source, through a deb-src entry for the host's suite that this script
 # owns) and are cross-built static for riscv64 with GCC 12:
 #   base    -O2 -g: the binary that is profiled, and the baseline
@@ -30,6 +31,14 @@
 # binary on the held-out (and the training) inputs, once each (-icount
 # counts exactly), every output checked against GCC -O2's. The table
 # goes to out/autofdo/table.md.
+# BOLT (AFDO_BOLT=0 leaves it out; llvm-bolt 19 from bolt-19): GCC 12's
+# base and AutoFDO binaries are linked with their relocations
+# (--emit-relocs; the code is the same), as llvm-bolt rewrites RISC-V
+# programs. base-bolt is base rewritten with perf-ctr aggregate -f bolt
+# of its recording at AFDO_BOLT_PERIOD (default: the middle period);
+# round 1b records afdo-AFDO_BOLT_PERIOD the same way, and
+# afdo-P-bolt is that binary rewritten with its own profile. Round 2
+# counts them beside the rest; out/autofdo/bolt.md has their table.
 #
 # Everything is cached in $CTR_CACHE/autofdo: a second run rebuilds
 # nothing and boots only when a binary, an input or the guest side
@@ -47,7 +56,7 @@ PERIODS=${AFDO_PERIODS:-50021 70001 100003 140009 199999}
 # AFDO_INSAMPLE=0.
 SETS="measure train"
 [ "${AFDO_INSAMPLE:-1}" = 1 ] || SETS=measure
-PROGS="bzip2 lua"
+PROGS="bzip2 lua duk"
 PC=$TOP/out/perf-ctr/perf-ctr
 GCC=${CROSS}gcc
 GCC14=/usr/bin/${CROSS}gcc-14	# in the trixie root
@@ -85,7 +94,7 @@ deb_src() {
 	suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
 	[ -n "$DEBIAN_MIRROR" ] ||
 		die "no Debian archive in this host's apt sources: set DEBIAN_MIRROR"
-	want="# make autofdo (scripts/autofdo.sh): apt-get source bzip2 lua5.4
+	want="# make autofdo (scripts/autofdo.sh): apt-get source bzip2 lua5.4 duktape
 Types: deb-src
 URIs: $DEBIAN_MIRROR
 Suites: $suite
@@ -120,12 +129,16 @@ srcdir() {	# DEBIAN-SOURCE-PACKAGE: its unpacked tree, fetched once
 
 # --- the programs -------------------------------------------------------------
 # prog_files PROG: the C files of the program; prog_flags, prog_libs.
-prog_src() { case $1 in bzip2) echo "$BZ" ;; lua) echo "$LUA/src" ;; esac; }
+prog_src() { case $1 in bzip2) echo "$BZ" ;; lua) echo "$LUA/src" ;; duk) echo "$DUK/src-noline" ;; esac; }
 prog_files() {
 	case $1 in
 	bzip2) echo blocksort.c huffman.c crctable.c randtable.c compress.c \
 		decompress.c bzlib.c bzip2.c ;;
 	lua) (cd "$LUA/src" && ls ./*.c | sed 's|^\./||' | grep -v '^luac\.c$') ;;
+	# Duktape's one-file engine (without #line: its lines are the
+	# file's, as gcov counts them) and its command line, with print()
+	duk) echo duktape.c ../examples/cmdline/duk_cmdline.c \
+		../extras/print-alert/duk_print_alert.c ;;
 	esac
 }
 prog_flags() {
@@ -135,9 +148,11 @@ prog_flags() {
 	# addresses, so that each run would take another number of instructions.
 	lua) echo -std=gnu99 -DLUA_COMPAT_5_3 -DLUA_USE_POSIX -I"$W/src/lua-inc" \
 		'-Dluai_makeseed(L)=0x5eedu' ;;
+	duk) echo -std=c99 -I"$DUK/examples/cmdline" -I"$DUK/extras/print-alert" \
+		-DDUK_CMDLINE_PRINTALERT_SUPPORT ;;
 	esac
 }
-prog_libs() { case $1 in lua) echo -lm ;; esac; }
+prog_libs() { case $1 in lua | duk) echo -lm ;; esac; }
 
 hash_files() { cat "$@" | sha256sum | cut -d' ' -f1; }
 
@@ -171,7 +186,7 @@ build() {
 	# shellcheck disable=SC2046 # flags split on purpose
 	for f in $(prog_files "$p"); do
 		"${compiler[@]}" "$@" $(prog_flags "$p") -I"$src" -c "$src/$f" \
-			-o "$d/${f%.c}.o" 2>>"$d/build.log" &
+			-o "$d/$(basename "${f%.c}").o" 2>>"$d/build.log" &
 		n=$((n + 1))
 		if [ $n -ge 2 ]; then wait -n || fail=1; n=$((n - 1)); fi
 	done
@@ -196,7 +211,8 @@ strip_count() { echo "$1" | tr -cd / | wc -c; }
 
 # --- inputs -------------------------------------------------------------------
 # bzip2 is trained on lua5.4's sources and manual and measured on bzip2's
-# own sources and documentation; lua on two scripts of this repository.
+# own sources and documentation; lua and duk on two scripts each of this
+# repository.
 inputs() {
 	local in=$W/in
 	mkdir -p "$in"
@@ -205,7 +221,8 @@ inputs() {
 	truncate -s 640000 "$in/bzip2.train"
 	cat "$BZ"/*.c "$BZ"/*.h "$BZ"/manual.xml "$BZ"/bzip2.txt "$BZ"/CHANGES \
 		"$BZ"/README >"$in/bzip2.measure"
-	cp "$TOP/scripts/autofdo/train.lua" "$TOP/scripts/autofdo/measure.lua" "$in/"
+	cp "$TOP/scripts/autofdo/train.lua" "$TOP/scripts/autofdo/measure.lua" \
+		"$TOP/scripts/autofdo/train.js" "$TOP/scripts/autofdo/measure.js" "$in/"
 }
 
 # The expected output of lua SET.lua, from an x86-64 build of the
@@ -225,6 +242,25 @@ host_lua() {
 	"$d/lua" "$W/in/$1.lua" | sha256sum | cut -d' ' -f1
 }
 
+# The same for duk SET.js. Duktape seeds its string hash with its heap's
+# address: each binary has its own (ASLR is off in the guest), which
+# moves a few hash collisions between binaries, not the output.
+host_duk() {
+	local d=$W/build/duk-host key
+	key=$( { cat "$DUK"/src-noline/*.[ch] "$DUK"/examples/cmdline/*.[ch]; prog_flags duk; } |
+		sha256sum | cut -d' ' -f1)
+	if [ ! -x "$d/duk" ] || [ "$(cat "$d/.key" 2>/dev/null)" != "$key" ]; then
+		rm -rf "$d"
+		mkdir -p "$d"
+		# shellcheck disable=SC2046
+		gcc -O1 -I"$DUK/src-noline" $(prog_flags duk) -o "$d/duk" \
+			$(for f in $(prog_files duk); do echo "$DUK/src-noline/$f"; done) -lm \
+			2>"$d/build.log" || { tail "$d/build.log" >&2; die "host duk build failed"; }
+		echo "$key" >"$d/.key"
+	fi
+	"$d/duk" "$W/in/$1.js" | sha256sum | cut -d' ' -f1
+}
+
 # --- guest rounds -------------------------------------------------------------
 # round N[-TAG] PLAN-LINES...: boot the -icount guest for round N with
 # /afdo holding the plan's binaries, the inputs and the env; the console
@@ -238,7 +274,7 @@ round() {
 	cp "$W"/in/* "$st/afdo/in/"
 	{
 		echo "ROUND=$n"
-		echo "PERIODS='$PERIODS'"
+		echo "PERIODS='${ROUND_PERIODS:-$PERIODS}'"
 		echo "SETS='$SETS'"
 		for p in $PROGS; do
 			for v in instr cov; do
@@ -319,6 +355,7 @@ clang_rt() {
 setup
 BZ=$(srcdir bzip2)
 LUA=$(srcdir lua5.4)
+DUK=$(srcdir duktape)
 # debian/rules writes the header that Debian's luaconf.h patch includes
 mkdir -p "$W/src/lua-inc"
 echo '#define DEB_HOST_MULTIARCH "riscv64-linux-gnu"' >"$W/src/lua-inc/lua5.4-deb-multiarch.h"
@@ -330,9 +367,27 @@ make -C "$TOP/tools/perf-ctr" -s >/dev/null || {
 } || die "perf-ctr does not build"
 
 O2="-O2 -g"
+BOLT=/usr/lib/llvm-19/bin
+BOLT_ON=0
+if [ "${AFDO_BOLT:-1}" = 1 ]; then
+	if [ -x "$BOLT/llvm-bolt" ]; then
+		BOLT_ON=1
+	else
+		say "no llvm-bolt 19 (bolt-19: scripts/setup-afdo.sh): no BOLT rows"
+	fi
+fi
+BOLT_PER=${AFDO_BOLT_PERIOD:-$(echo $PERIODS | awk '{ print $(int((NF + 1) / 2)) }')}
+case " $PERIODS " in
+*" $BOLT_PER "*) ;;
+*) die "AFDO_BOLT_PERIOD=$BOLT_PER is not one of the periods ($PERIODS)" ;;
+esac
+BOLT_LD=()
+[ $BOLT_ON = 0 ] || BOLT_LD=(-Wl,--emit-relocs)
 for p in $PROGS; do
 	DEPS=()
+	LDEXTRA=("${BOLT_LD[@]}")
 	build gcc "$p" base $O2
+	LDEXTRA=()
 	build gcc "$p" instr $O2 -fprofile-generate -fprofile-update=single
 	# -O2 as base, so that its lines are attributed as base's are
 	build gcc "$p" cov $O2 --coverage -fprofile-update=single
@@ -475,7 +530,9 @@ for p in $PROGS; do
 		plan2+=("$p $cc base" "$p $cc fdo")
 		for per in $PERIODS; do
 			DEPS=("$W/prof/$p-$cc-$per.afdo")
+			[ "$cc" != gcc ] || LDEXTRA=("${BOLT_LD[@]}")
 			build "$cc" "$p" "afdo-$per" $O2 -fauto-profile="$W/prof/$p-$cc-$per.afdo"
+			LDEXTRA=()
 			plan2+=("$p $cc afdo-$per")
 			[ -f "$W/prof/$p-$cc-$per.window.afdo" ] || continue
 			DEPS=("$W/prof/$p-$cc-$per.window.afdo")
@@ -509,6 +566,50 @@ for p in $PROGS; do
 	done
 done
 DEPS=()
+
+# bolt_build PROG VARIANT RECORDING: $W/build/PROG-gcc-VARIANT-bolt/PROG,
+# llvm-bolt's layout of PROG-gcc-VARIANT by perf-ctr's profile of
+# RECORDING (gzip'ed), through perf2bolt -pa; its logs beside it.
+bolt_build() {
+	local p=$1 v=$2 bin=$W/build/$1-gcc-$2/$1 d=$W/build/$1-gcc-$2-bolt key
+	mkdir -p "$d"
+	gzip -dc "$3" >"$d/rec.data"
+	"$PC" aggregate -v -i "$d/rec.data" --binary "$bin" -f bolt -o "$d/prof.pre" \
+		2>"$d/agg.log" || { cat "$d/agg.log" >&2; die "perf-ctr aggregate -f bolt of $p-gcc-$v failed"; }
+	rm -f "$d/rec.data"
+	key=$(cat "$bin" "$d/prof.pre" | sha256sum | cut -d' ' -f1)
+	[ -x "$d/$p" ] && [ "$(cat "$d/.key" 2>/dev/null)" = "$key" ] && return
+	rm -f "$d/$p"
+	"$BOLT/perf2bolt" -pa -p "$d/prof.pre" -o "$d/prof.fdata" "$bin" >"$d/perf2bolt.log" 2>&1 ||
+		{ tail -5 "$d/perf2bolt.log" >&2; die "perf2bolt of $p-gcc-$v failed"; }
+	# llvm-bolt 19 itself can fail (it crashes on GCC 12's lua, with or
+	# without a profile): the table says so, the rest goes on.
+	if ! "$BOLT/llvm-bolt" "$bin" -o "$d/$p" -data "$d/prof.fdata" -dyno-stats \
+		-reorder-blocks=ext-tsp -reorder-functions=cdsort -split-functions \
+		>"$d/bolt.log" 2>&1; then
+		rm -f "$d/$p"
+		say "llvm-bolt failed on $p-gcc-$v (see $d/bolt.log): no BOLT row"
+		return 1
+	fi
+	echo "$key" >"$d/.key"
+	say "built $p-gcc-$v-bolt ($(grep -c . "$d/prof.pre") profile lines)"
+}
+if [ $BOLT_ON = 1 ]; then
+	plan1b=()
+	for p in $PROGS; do
+		bolt_build "$p" base "$W/round1-gcc/files/rec-$p-gcc-$BOLT_PER.data.gz" ||
+			continue
+		plan2+=("$p gcc base-bolt")
+		plan1b+=("$p gcc afdo-$BOLT_PER")
+	done
+	[ ${#plan1b[@]} = 0 ] || ROUND_PERIODS=$BOLT_PER round 1b-gcc "${plan1b[@]}"
+	for line in "${plan1b[@]}"; do
+		p=${line%% *}
+		bolt_build "$p" "afdo-$BOLT_PER" \
+			"$W/round1b-gcc/files/rec-$p-gcc-afdo-$BOLT_PER-$BOLT_PER.data.gz" &&
+			plan2+=("$p gcc afdo-$BOLT_PER-bolt")
+	done
+fi
 round 2 "${plan2[@]}"
 
 python3 "$TOP/scripts/autofdo-table.py" --console "$W/round2/console.log" \
@@ -517,6 +618,13 @@ python3 "$TOP/scripts/autofdo-table.py" --console "$W/round2/console.log" \
 	--expect "bzip2 train-decompress $(sha256sum <"$W/in/bzip2.train" | cut -d' ' -f1)" \
 	--expect "lua run $(host_lua measure)" \
 	--expect "lua train-run $(host_lua train)" \
+	--expect "duk run $(host_duk measure)" \
+	--expect "duk train-run $(host_duk train)" \
 	-o "$OUT/table.md"
 cat "$OUT/table.md"
+if [ $BOLT_ON = 1 ]; then
+	python3 "$TOP/scripts/bolt-table.py" --console "$W/round2/console.log" \
+		--build "$W/build" --period "$BOLT_PER" --progs "$PROGS" -o "$OUT/bolt.md"
+	cat "$OUT/bolt.md"
+fi
 say "make autofdo: $(($(date +%s) - T0)) s"

@@ -86,6 +86,7 @@ fi
 # of a few rows). One rule differs, and afdo-heads.py allows for it:
 # llvm-profgen takes a jump from inside a function to its first byte (a
 # retry loop at the top of mutex_lock) for an entry, perf-ctr does not.
+rm -f "$W/heads.out"
 if pc aggregate -i "$data" --binary "$KOUT/vmlinux" -f llvm-unsym \
 	-o "$W/vmlinux.unsym" 2>/dev/null &&
    root_exec /usr/lib/llvm-19/bin/llvm-profgen --unsymbolized-profile="$W/vmlinux.unsym" \

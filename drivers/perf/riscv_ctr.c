@@ -175,6 +175,7 @@ static struct {
 	u64 exc[SSCTR_NR_EXC];
 	u64 pred[2];		/* [0] predicted, [1] mispredicted */
 	u64 priv[2];		/* [0] user, [1] kernel */
+	u64 type_mask;		/* type and new_type */
 } ssctr_words __read_mostly;
 
 /* How each transfer type appears in a perf branch entry. */
@@ -1062,8 +1063,12 @@ VISIBLE_IF_KUNIT u32 riscv_ssctr_cycles(u64 data)
 				 GENMASK_ULL(14, 12))
 #define SSCTR_CC_FAST_SHIFT	(16 - SSCTR_WORD_CYCLES_SHIFT)
 
-/* The other valid counts: decoded, saturated at 16 bits. */
-static noinline u64 ssctr_cycles_word_slow(u64 data)
+/*
+ * The other valid counts: decoded, saturated at 16 bits. Inline, a few
+ * instructions off the loop's path: a call there would have the loop
+ * keep its values where a call leaves them, on the stack.
+ */
+static __always_inline u64 ssctr_cycles_word_slow(u64 data)
 {
 	return (u64)umin(ssctr_cycles(data), U16_MAX) << SSCTR_WORD_CYCLES_SHIFT;
 }
@@ -1124,6 +1129,9 @@ static void ssctr_init_words(void)
 					.e.new_type = exc_new_type[t] };
 		ssctr_words.exc[t] = b.w[2];
 	}
+	/* Both are 4 bits wide in the ABI. */
+	b = (union ssctr_branch){ .e.type = 0xf, .e.new_type = 0xf };
+	ssctr_words.type_mask = b.w[2];
 	b = (union ssctr_branch){ .e.predicted = 1 };
 	ssctr_words.pred[0] = b.w[2];
 	b = (union ssctr_branch){ .e.mispred = 1 };
@@ -1208,26 +1216,41 @@ static noinline u64 ssctr_exception_word(u64 from)
 }
 
 /*
- * Make a record what the hart would have recorded for @request alone,
- * when the buffer recorded more modes for other events on the CPU; false
- * when it would not have recorded it at all. An event's records must not
- * depend on the events beside it. Per the spec, with S alone a trap from
- * U is recorded with source 0 and a trap return to U with target 0, and
- * with U alone neither is recorded (the driver sets no STE): a transfer
- * whose every end lies in U is the only one U alone records.
+ * The exceptions among the records from @e up to @end, typed as TYPE 1 is
+ * (PERF_BR_SYSCALL, which no other type gives), typed by their source.
+ * After the loop that stored them, so that it makes no call.
  */
-static __always_inline bool ssctr_priv_clip(u32 request, u64 *from, u64 *to)
+static noinline void ssctr_type_exceptions(union ssctr_branch *e,
+					   const union ssctr_branch *end)
 {
-	if (!(request & SSCTR_REQ_S))
-		return !ssctr_kernel_addr(*from | *to);
-	if (!(request & SSCTR_REQ_U)) {
-		if (!ssctr_kernel_addr(*from))
-			*from = 0;
-		if (!ssctr_kernel_addr(*to))
-			*to = 0;
-		return *from | *to;
+	const u64 mask = ssctr_words.type_mask;
+
+	for (; e < end; e++)
+		if ((e->w[2] & mask) == ssctr_words.type[CTR_TYPE_EXCEPTION])
+			e->w[2] = (e->w[2] & ~mask) | ssctr_exception_word(e->w[0]);
+}
+
+/*
+ * The privilege of the records from @e up to @end, after the loop that
+ * stored them (PERF_SAMPLE_BRANCH_PRIV_SAVE). An event of one privilege
+ * mode takes records whose ends are all in that mode (or 0); else a
+ * record's is that of its first non-zero end.
+ */
+static noinline void ssctr_priv_words(union ssctr_branch *e,
+				      const union ssctr_branch *end,
+				      bool user_only, bool kernel_only)
+{
+	u64 first;
+
+	for (; e < end; e++) {
+		first = e->w[0] ?: e->w[1];
+		if (user_only)
+			e->w[2] |= ssctr_words.priv[0];
+		else if (kernel_only)
+			e->w[2] |= ssctr_words.priv[1];
+		else if (first)
+			e->w[2] |= ssctr_words.priv[ssctr_kernel_addr(first)];
 	}
-	return true;
 }
 
 /* The valid records from logical entry @first on, at most @max of them. */
@@ -1260,87 +1283,176 @@ VISIBLE_IF_KUNIT unsigned int riscv_ssctr_read_entries(struct riscv_ssctr_entry 
 }
 
 /*
- * The records come from the hart (or the model @m), or, with @raw, from
- * the copy of the @limit logical entries from @first on that
- * ssctr_read_raw() made.
+ * The records come from the hart (or the model @m), or, with @copy, from
+ * @raw, the copy of the @limit logical entries from @first on that
+ * ssctr_read_raw() made. @flags and @cycles are constants in each copy
+ * (ssctr_decode_fields()), the rest of what is fixed for the sample is
+ * worked out before the loop, and the loop makes no call (exceptions
+ * are typed after it, privileges given after it): it keeps what it needs
+ * in registers and tests per record only what the record decides.
  */
 static __always_inline unsigned int
 __ssctr_decode(const struct riscv_ssctr_csr_model *m,
-	       const struct riscv_ssctr_entry *raw, unsigned int limit,
+	       const struct riscv_ssctr_entry *raw, const bool copy,
+	       unsigned int limit,
 	       const struct riscv_ssctr_caps *caps, unsigned int first,
 	       unsigned int max, u32 request, u64 branch_sample_type,
+	       const bool flags, const bool cycles,
 	       struct perf_branch_entry *out, int *youngest)
 {
-	const bool types = caps->type;
-	const bool flags = caps->misp &&
-			   !(branch_sample_type & PERF_SAMPLE_BRANCH_NO_FLAGS);
-	const bool cycles = caps->cycles &&
-			    !(branch_sample_type & PERF_SAMPLE_BRANCH_NO_CYCLES);
 	const bool save_type = branch_sample_type & PERF_SAMPLE_BRANCH_TYPE_SAVE;
 	const bool save_priv = branch_sample_type & PERF_SAMPLE_BRANCH_PRIV_SAVE;
-	struct perf_branch_entry *e = out, *end = out + max;
-	const u64 pred = ssctr_words.pred[0];
-	int youngest_i = -1, last = -1;
-	u64 priv = 0;
-	unsigned int i;
-
+	/* The types taken; a hart without TYPE reads 0, taken as any. */
+	const u64 types = caps->type ? request & SSCTR_REQ_TYPES : ~0ULL;
 	/*
-	 * An event of one privilege mode takes records whose ends are all in
-	 * that mode (or 0): their privilege is known before reading them.
+	 * Each record is what the hart would have recorded for @request
+	 * alone, when the buffer recorded more modes for other events on the
+	 * CPU: an event's records must not depend on the events beside it.
+	 * Per the spec, with S alone a trap from U is recorded with source 0
+	 * and a trap return to U with target 0, and with U alone neither is
+	 * recorded (the driver sets no STE): a transfer whose every end lies
+	 * in U is the only one U alone records.
 	 */
-	if (save_priv && !(request & SSCTR_REQ_S))
-		priv = ssctr_words.priv[0];
-	else if (save_priv && !(request & SSCTR_REQ_U))
-		priv = ssctr_words.priv[1];
+	const bool user_only = !(request & SSCTR_REQ_S);
+	const bool kernel_only = !(request & SSCTR_REQ_U);
+	union ssctr_branch *e = (union ssctr_branch *)out, *end = e + max;
+	/* Where records were first left out after one was taken. */
+	union ssctr_branch *gap = NULL;
+	const u64 pred = ssctr_words.pred[0];
+	unsigned long sel = CTR_ENTRY_SISELECT + first;
+	const unsigned long sel_end = CTR_ENTRY_SISELECT + limit;
+	unsigned int lead = 0;
+	bool exceptions = false;
 
-	for (i = first; i < limit && e < end; i++) {
-		u64 from, to, target, data, word;
+	BUILD_BUG_ON(CTRSOURCE_VALID != ~SSCTR_PC_MASK);
+
+	*youngest = -1;
+	if (first >= limit || !max)
+		return 0;
+	for (; sel != sel_end; sel++) {
+		u64 from, pc, to, target, data, word;
 		unsigned int type;
 
-		if (raw) {
-			from = raw[i - first].source;
-			to = raw[i - first].target;
-			data = raw[i - first].data;
+		if (copy) {
+			pc = raw->source & SSCTR_PC_MASK;
+			target = raw->target;
+			data = raw->data;
+			raw++;
 		} else {
-			__ssctr_csr_write(m, CSR_SISELECT, CTR_ENTRY_SISELECT + i);
+			__ssctr_csr_write(m, CSR_SISELECT, sel);
 			from = __ssctr_csr_read(m, CSR_SIREG);
-			if (!(from & CTRSOURCE_VALID))
+			pc = from & SSCTR_PC_MASK;
+			/* The valid bit is the one bit the mask takes off. */
+			OPTIMIZER_HIDE_VAR(pc);
+			if (pc == from)
 				break;
-			to = __ssctr_csr_read(m, CSR_SIREG2);
+			target = __ssctr_csr_read(m, CSR_SIREG2);
 			data = __ssctr_csr_read(m, CSR_SIREG3);
 		}
 		/* Without TYPE the field reads 0: PERF_BR_UNKNOWN. */
 		type = FIELD_GET(CTRDATA_TYPE, data);
-		target = to;
-		from &= SSCTR_PC_MASK;
-		to &= SSCTR_PC_MASK;
+		to = target & SSCTR_PC_MASK;
 
-		if (types && !(request & BIT(type)))
-			continue;
-		if (!ssctr_priv_clip(request, &from, &to))
-			continue;
-
-		if (youngest_i < 0)
-			youngest_i = i;
-		last = i;
+		if (!((types >> type) & 1))
+			goto skip;
+		if (user_only) {
+			if (ssctr_kernel_addr(pc | to))
+				goto skip;
+		} else if (kernel_only && !ssctr_kernel_addr(pc & to)) {
+			/* An end in user mode reads 0, as the hart gives it. */
+			pc &= (s64)pc >> 63;
+			to &= (s64)to >> 63;
+			if (!(pc | to))
+				goto skip;
+		}
 
 		word = ssctr_flags_word(target, data, pred, flags, cycles);
-		if (save_type)
-			word |= unlikely(type == CTR_TYPE_EXCEPTION) ?
-				ssctr_exception_word(from) : ssctr_words.type[type];
-		/* Else it is that of the record's first non-zero end. */
-		if (save_priv && !priv && (from | to))
-			word |= ssctr_words.priv[ssctr_kernel_addr(from ?: to)];
-		word |= priv;
-		((union ssctr_branch *)e)->w[0] = from;
-		((union ssctr_branch *)e)->w[1] = to;
-		((union ssctr_branch *)e)->w[2] = word;
-		e++;
+		/* An exception's type comes after the loop. */
+		if (save_type) {
+			word |= ssctr_words.type[type];
+			exceptions |= type == CTR_TYPE_EXCEPTION;
+		}
+		e->w[0] = pc;
+		e->w[1] = to;
+		e->w[2] = word;
+		if (++e == end)
+			break;
+		continue;
+skip:
+		/* Taken records are consecutive when no gap falls between two. */
+		if (e == (union ssctr_branch *)out)
+			lead++;
+		else if (!gap)
+			gap = e;
 	}
-	/* Consecutive when as many were taken as the span they come from. */
-	*youngest = last - youngest_i + 1 == e - out ? youngest_i : -1;
+	if (e != (union ssctr_branch *)out && (!gap || gap == e))
+		*youngest = first + lead;
+	if (unlikely(exceptions))
+		ssctr_type_exceptions((union ssctr_branch *)out, e);
+	if (save_priv)
+		ssctr_priv_words((union ssctr_branch *)out, e, user_only,
+				 kernel_only);
 
-	return e - out;
+	return e - (union ssctr_branch *)out;
+}
+
+/* __ssctr_decode(), one copy for each pair of the fields it decodes. */
+static __always_inline unsigned int
+ssctr_decode_fields(const struct riscv_ssctr_csr_model *m,
+		    const struct riscv_ssctr_entry *raw, const bool copy,
+		    unsigned int limit,
+		    const struct riscv_ssctr_caps *caps, unsigned int first,
+		    unsigned int max, u32 request, u64 bst,
+		    struct perf_branch_entry *out, int *youngest)
+{
+	const bool flags = caps->misp && !(bst & PERF_SAMPLE_BRANCH_NO_FLAGS);
+	const bool cycles = caps->cycles && !(bst & PERF_SAMPLE_BRANCH_NO_CYCLES);
+
+	if (flags && cycles)
+		return __ssctr_decode(m, raw, copy, limit, caps, first, max,
+				      request, bst, true, true, out, youngest);
+	if (flags)
+		return __ssctr_decode(m, raw, copy, limit, caps, first, max,
+				      request, bst, true, false, out, youngest);
+	if (cycles)
+		return __ssctr_decode(m, raw, copy, limit, caps, first, max,
+				      request, bst, false, true, out, youngest);
+	return __ssctr_decode(m, raw, copy, limit, caps, first, max, request,
+			      bst, false, false, out, youngest);
+}
+
+/*
+ * ssctr_decode_fields() from the hart, from a copy, and from a model:
+ * each a function of its own, whose loops have the registers to
+ * themselves.
+ */
+static noinline unsigned int
+ssctr_decode_hart(unsigned int limit, const struct riscv_ssctr_caps *caps,
+		  unsigned int first, unsigned int max, u32 request, u64 bst,
+		  struct perf_branch_entry *out, int *youngest)
+{
+	return ssctr_decode_fields(NULL, NULL, false, limit, caps, first, max,
+				   request, bst, out, youngest);
+}
+
+static noinline unsigned int
+ssctr_decode_copy(const struct riscv_ssctr_entry *raw, unsigned int limit,
+		  const struct riscv_ssctr_caps *caps, unsigned int first,
+		  unsigned int max, u32 request, u64 bst,
+		  struct perf_branch_entry *out, int *youngest)
+{
+	return ssctr_decode_fields(NULL, raw, true, limit, caps, first, max,
+				   request, bst, out, youngest);
+}
+
+static noinline unsigned int
+ssctr_decode_model(const struct riscv_ssctr_csr_model *m, unsigned int limit,
+		   const struct riscv_ssctr_caps *caps, unsigned int first,
+		   unsigned int max, u32 request, u64 bst,
+		   struct perf_branch_entry *out, int *youngest)
+{
+	return ssctr_decode_fields(m, NULL, false, limit, caps, first, max,
+				   request, bst, out, youngest);
 }
 
 /* What ssctr_read_all() fills in besides the addresses. */
@@ -1505,13 +1617,13 @@ ssctr_decode(const struct riscv_ssctr_csr_model *m, const struct riscv_ssctr_ent
 
 	/* Copies of their own: the hart's has no test of the model left in it. */
 	if (raw)
-		return __ssctr_decode(NULL, raw, limit, caps, first, max, request,
-				      branch_sample_type, out, youngest);
+		return ssctr_decode_copy(raw, limit, caps, first, max, request,
+					 bst, out, youngest);
 	if (m)
-		return __ssctr_decode(m, NULL, limit, caps, first, max, request,
-				      branch_sample_type, out, youngest);
-	return __ssctr_decode(NULL, NULL, limit, caps, first, max, request,
-			      branch_sample_type, out, youngest);
+		return ssctr_decode_model(m, limit, caps, first, max, request,
+					  bst, out, youngest);
+	return ssctr_decode_hart(limit, caps, first, max, request, bst, out,
+				 youngest);
 }
 
 /* ssctr_decode() from the hart's buffer. */

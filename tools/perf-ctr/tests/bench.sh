@@ -173,15 +173,24 @@ else
 fi
 
 # --- 2. real recordings ---------------------------------------------------------
-# make autofdo's recordings of bzip2 and lua (GCC and clang builds). The
+# make autofdo's recordings of its programs (GCC and clang builds). The
 # host perf (bookworm, 6.1) cannot read the guest perf's files;
 # llvm-profgen reads perf-ctr script's text (the format of perf script
 # -F ip,brstack).
 afdo=$CTR_CACHE/autofdo
 reals=()
-for rec in "$afdo"/prof/*-50021.data; do
+# One recording per program and compiler: the shortest period make
+# autofdo recorded (its AFDO_PERIODS), the most records.
+declare -A shortest=()
+for rec in "$afdo"/prof/*-*-[0-9]*.data; do
 	[ -s "$rec" ] || continue
-	base=$(basename "$rec" -50021.data)	# bzip2-gcc, lua-clang, ...
+	b=$(basename "$rec" .data)	# bzip2-gcc-50021, ...
+	per=${b##*-}
+	[ -n "${shortest[${b%-*}]:-}" ] && [ "${shortest[${b%-*}]}" -le "$per" ] ||
+		shortest[${b%-*}]=$per
+done
+for base in $(printf '%s\n' "${!shortest[@]}" | sort); do
+	rec=$afdo/prof/$base-${shortest[$base]}.data
 	prog=${base%-*}; cc=${base##*-}
 	bin=$afdo/build/$prog-$cc-base/$prog
 	[ -x "$bin" ] || continue
@@ -193,6 +202,7 @@ for rec in "$afdo"/prof/*-50021.data; do
 		"$prog" "$cc" "$(($(stat -c %s "$rec") / 1000000))" "$n" "$RUNS"
 	for f in $FORMATS; do
 		runs "r-$f" "$PC" aggregate -i "$rec" --binary "$bin" -f "$f" -o "r-$f.prof"
+		ok "r-$f" || { cat "r-$f.1.err" >&2; die "perf-ctr aggregate -f $f of $rec failed"; }
 	done
 	runs r-script "$PC" script -i "$rec" -F ip,brstack -o r.script
 	if [ -x "$ROOT$profgen" ]; then
@@ -234,10 +244,15 @@ else
 	want_in=fleet-in-prog.data
 fi
 fleet=fleet-$FLEET_MB.data
-if [ ! -s "$fleet" ] || [ "$here/mk-fleet.py" -nt "$fleet" ]; then
+# Made again when its inputs change (real recordings made since, say).
+fleet_key=$( { sha256sum <"$here/mk-fleet.py"
+	for f in "${fleet_in[@]}"; do echo "$f"; sha256sum <"$f"; done; } |
+	sha256sum | cut -d' ' -f1)
+if [ ! -s "$fleet" ] || [ "$(cat "$fleet.key" 2>/dev/null)" != "$fleet_key" ]; then
 	say "writing $fleet from ${fleet_in[*]}"
 	python3 "$here/mk-fleet.py" "$fleet.tmp" "$FLEET_MB" "${fleet_in[@]}" >fleet.copies &&
 		mv "$fleet.tmp" "$fleet" || die "mk-fleet.py failed"
+	echo "$fleet_key" >"$fleet.key"
 fi
 cat "$fleet" >/dev/null
 copies=$(awk -v f="$want_in" '$2 == f { print $1 }' fleet.copies)
@@ -247,6 +262,7 @@ printf '\na system-wide recording of %s programs, %s recordings, %s MB, %s; %s o
 	"$(basename "$want_in")" "$RUNS"
 for f in $FORMATS; do
 	runs "f-$f" "$PC" aggregate -i "$fleet" --binary "$want" -f "$f" -o "f-$f.prof"
+	ok "f-$f" || { cat "f-$f.1.err" >&2; die "perf-ctr aggregate -f $f of the fleet failed"; }
 done
 runs f-script "$PC" script -i "$fleet" -F ip,brstack -o f.script
 [ -x "$ROOT$profgen" ] && runs f-pg "${ROOT_LOADER[@]}" "$ROOT$profgen" \

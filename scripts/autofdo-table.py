@@ -8,6 +8,14 @@ lines), the perf-ctr aggregate -v logs of the recordings
 overlaps of their line counts with gcov's (--overlap), checks every output against the -O2 binary's
 (and against --expect hashes), and writes a Markdown table. Exits 1 when
 an output differs, a count is missing or a recording has no sample.
+
+With --bolt-period P it also writes --bolt-output: GCC 12's -O2 binary
+(base), its BOLT layout (base-bolt), its AutoFDO binary at period P
+(afdo-P) and that one's layout (afdo-P-bolt), beside what perf2bolt and
+llvm-bolt logged in --bolt-build/PROG-gcc-VARIANT/: traces that
+mismatch the code, functions with a profile, and the dynostats' taken
+branches per thousand instructions before and after the layout (BOLT's
+estimate from the CTR profile; the instruction counts are QEMU's).
 """
 import argparse
 import collections
@@ -79,6 +87,76 @@ def parse_overlap(path):
     return ov
 
 
+def parse_bolt_logs(d):
+    """What perf2bolt and llvm-bolt said of one layout."""
+    r = {'mismatch': None, 'profiled': None, 'before': {}, 'after': {}}
+    p = os.path.join(d, 'perf2bolt.log')
+    if os.path.exists(p):
+        m = re.search(r'traces mismatching disassembled function contents: (\d+)',
+                      open(p, errors='replace').read())
+        if m:
+            r['mismatch'] = int(m.group(1))
+    p = os.path.join(d, 'bolt.log')
+    if os.path.exists(p):
+        text = open(p, errors='replace').read()
+        m = re.search(r'BOLT-INFO: (\d+) out of (\d+) functions in the binary', text)
+        if m:
+            r['profiled'] = f'{m.group(1)} of {m.group(2)}'
+        for name in ('executed instructions', 'taken branches'):
+            for n, rest in re.findall(r'^\s*(\d+) : ' + name + r'\b(.*)$', text, re.M):
+                r['after' if '(' in rest else 'before'].setdefault(name, int(n))
+        r['failed'] = 'Stack dump' in text or 'BOLT-ERROR' in text
+        err = re.findall(r'^BOLT-ERROR: .*$', text, re.M)
+        r['why'] = err[0] if err else 'crashed'
+    return r
+
+
+def bolt_table(progs, total, period, build):
+    """The BOLT table's lines; total(KEY, train) as main() has it."""
+    out = ['instructions:u of GCC 12 binaries (QEMU -icount: exact) on the held-out and',
+           'the training inputs; the BOLT layouts are llvm-bolt 19 with perf-ctr aggregate',
+           f'-f bolt of a `perf record -b` recording (period {period}) of the binary it',
+           'rewrites, on the training inputs. Taken branches per 1,000 instructions are',
+           "BOLT's dynostats: what the profile says the binary executes, before and after",
+           'its layout.', '',
+           '| program | binary | held-out | vs -O2 | training | vs -O2 '
+           '| taken / 1k instr. before | after | functions profiled | mismatching traces |',
+           '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|']
+
+    def rel(v, b):
+        return 'n/a' if v is None or not b else f'{100 * (v - b) / b:+.2f}%'
+
+    for prog in progs:
+        base = total((prog, 'gcc', 'base'))
+        base_t = total((prog, 'gcc', 'base'), True)
+        for variant, label in (('base', '-O2'), ('base-bolt', '-O2 + BOLT'),
+                               (f'afdo-{period}', 'AutoFDO'),
+                               (f'afdo-{period}-bolt', 'AutoFDO + BOLT')):
+            t = total((prog, 'gcc', variant))
+            tt = total((prog, 'gcc', variant), True)
+            bolt = variant.endswith('-bolt')
+            lg = parse_bolt_logs(os.path.join(build, f'{prog}-gcc-{variant}')) if bolt else {}
+            if t is None:
+                # no binary: llvm-bolt failed (the build said so), or no BOLT
+                if lg.get('failed'):
+                    out.append(f'| {prog} | {label} | llvm-bolt 19 {lg["why"]} |' + ' |' * 7)
+                continue
+            row = [prog, label, f'{t:,}', rel(t, base),
+                   'n/a' if tt is None else f'{tt:,}', rel(tt, base_t)]
+            if bolt:
+                def per_k(side):
+                    s = lg[side]
+                    if not s.get('executed instructions'):
+                        return 'n/a'
+                    return f'{1000 * s.get("taken branches", 0) / s["executed instructions"]:.1f}'
+                row += [per_k('before'), per_k('after'), lg['profiled'] or 'n/a',
+                        'n/a' if lg['mismatch'] is None else str(lg['mismatch'])]
+            else:
+                row += [''] * 4
+            out.append('| ' + ' | '.join(row) + ' |')
+    return out
+
+
 def pct(a, b):
     return f'{100.0 * a / b:.1f}%' if b else 'n/a'
 
@@ -94,6 +172,9 @@ def main():
     ap.add_argument('--overlap', help='"PROG CC PERIOD WEIGHT OVERLAP" lines '
                     '(scripts/afdo-overlap.py of each recording)')
     ap.add_argument('-o', required=True)
+    ap.add_argument('--bolt-period', help='the period of the BOLT table')
+    ap.add_argument('--bolt-build', help="the BOLT layouts' directories")
+    ap.add_argument('--bolt-output', help='where the BOLT table goes')
     a = ap.parse_args()
 
     runs, order = parse_console(a.console)
@@ -267,6 +348,12 @@ def main():
         out.extend(f'- {p}' for p in problems)
     with open(a.o, 'w') as f:
         f.write('\n'.join(out) + '\n')
+    if a.bolt_period:
+        # every binary's output was checked above, the BOLT layouts' too
+        lines = bolt_table([p for p, c in progs if c == 'gcc'], total,
+                           a.bolt_period, a.bolt_build)
+        with open(a.bolt_output, 'w') as f:
+            f.write('\n'.join(lines) + '\n')
     return 1 if problems else 0
 
 

@@ -612,6 +612,9 @@ if [ $BOLT_ON = 1 ]; then
 fi
 round 2 "${plan2[@]}"
 
+BOLT_TABLE=()
+[ $BOLT_ON = 0 ] || BOLT_TABLE=(--bolt-period "$BOLT_PER" --bolt-build "$W/build"
+	--bolt-output "$OUT/bolt.md")
 python3 "$TOP/scripts/autofdo-table.py" --console "$W/round2/console.log" \
 	--prof "$W/prof" --periods "$PERIODS" --overlap "$W/prof/overlap.txt" \
 	--expect "bzip2 decompress $(sha256sum <"$W/in/bzip2.measure" | cut -d' ' -f1)" \
@@ -620,11 +623,7 @@ python3 "$TOP/scripts/autofdo-table.py" --console "$W/round2/console.log" \
 	--expect "lua train-run $(host_lua train)" \
 	--expect "duk run $(host_duk measure)" \
 	--expect "duk train-run $(host_duk train)" \
-	-o "$OUT/table.md"
+	"${BOLT_TABLE[@]}" -o "$OUT/table.md"
 cat "$OUT/table.md"
-if [ $BOLT_ON = 1 ]; then
-	python3 "$TOP/scripts/bolt-table.py" --console "$W/round2/console.log" \
-		--build "$W/build" --period "$BOLT_PER" --progs "$PROGS" -o "$OUT/bolt.md"
-	cat "$OUT/bolt.md"
-fi
+[ $BOLT_ON = 0 ] || cat "$OUT/bolt.md"
 say "make autofdo: $(($(date +%s) - T0)) s"

@@ -1422,9 +1422,8 @@ ssctr_decode_fields(const struct riscv_ssctr_csr_model *m,
 }
 
 /*
- * ssctr_decode_fields() from the hart, from a copy, and from a model:
- * each a function of its own, whose loops have the registers to
- * themselves.
+ * ssctr_decode_fields() from the hart and from a copy: each a function
+ * of its own, whose loops have the registers to themselves.
  */
 static noinline unsigned int
 ssctr_decode_hart(unsigned int limit, const struct riscv_ssctr_caps *caps,
@@ -1442,16 +1441,6 @@ ssctr_decode_copy(const struct riscv_ssctr_entry *raw, unsigned int limit,
 		  struct perf_branch_entry *out, int *youngest)
 {
 	return ssctr_decode_fields(NULL, raw, true, limit, caps, first, max,
-				   request, bst, out, youngest);
-}
-
-static noinline unsigned int
-ssctr_decode_model(const struct riscv_ssctr_csr_model *m, unsigned int limit,
-		   const struct riscv_ssctr_caps *caps, unsigned int first,
-		   unsigned int max, u32 request, u64 bst,
-		   struct perf_branch_entry *out, int *youngest)
-{
-	return ssctr_decode_fields(m, NULL, false, limit, caps, first, max,
 				   request, bst, out, youngest);
 }
 
@@ -1615,13 +1604,16 @@ ssctr_decode(const struct riscv_ssctr_csr_model *m, const struct riscv_ssctr_ent
 		return nr;
 	}
 
-	/* Copies of their own: the hart's has no test of the model left in it. */
+	/*
+	 * Copies of their own: the hart's has no test of the model left in it;
+	 * the model's (KUnit's only) are inline here.
+	 */
 	if (raw)
 		return ssctr_decode_copy(raw, limit, caps, first, max, request,
 					 bst, out, youngest);
 	if (m)
-		return ssctr_decode_model(m, limit, caps, first, max, request,
-					  bst, out, youngest);
+		return ssctr_decode_fields(m, NULL, false, limit, caps, first,
+					   max, request, bst, out, youngest);
 	return ssctr_decode_hart(limit, caps, first, max, request, bst, out,
 				 youngest);
 }

@@ -401,6 +401,28 @@ __ssctr_csr_write(const struct riscv_ssctr_csr_model *m, unsigned int csr,
 	}
 }
 
+/*
+ * siselect's low bits set or cleared (csrs, csrc with an immediate): the
+ * next entry selected by one instruction with no register to count in.
+ */
+static __always_inline void
+__ssctr_select_set(const struct riscv_ssctr_csr_model *m, unsigned long bits)
+{
+	if (m)
+		return m->write(CSR_SISELECT, m->read(CSR_SISELECT) | bits);
+	lockdep_assert_irqs_disabled();
+	csr_set(CSR_SISELECT, bits);
+}
+
+static __always_inline void
+__ssctr_select_clear(const struct riscv_ssctr_csr_model *m, unsigned long bits)
+{
+	if (m)
+		return m->write(CSR_SISELECT, m->read(CSR_SISELECT) & ~bits);
+	lockdep_assert_irqs_disabled();
+	csr_clear(CSR_SISELECT, bits);
+}
+
 static __always_inline unsigned long ssctr_csr_read(unsigned int csr)
 {
 	return __ssctr_csr_read(ssctr_model(), csr);
@@ -1452,30 +1474,92 @@ enum {
 };
 
 /*
+ * The record of the selected entry, valid and from @pc, into @e: the rest
+ * of ssctr_read_all()'s loop, for a constant @fields.
+ */
+static __always_inline void
+ssctr_copy_entry(const struct riscv_ssctr_csr_model *m, u64 pc,
+		 const unsigned int fields, u64 pred, union ssctr_branch *e)
+{
+	u64 to, data = 0, word;
+	unsigned int type;
+
+	to = __ssctr_csr_read(m, CSR_SIREG2);
+	if (fields & (SSCTR_F_CYCLES | SSCTR_F_TYPE))
+		data = __ssctr_csr_read(m, CSR_SIREG3);
+	word = ssctr_flags_word(to, data, pred, fields & SSCTR_F_FLAGS,
+				fields & SSCTR_F_CYCLES);
+	if (fields & SSCTR_F_TYPE) {
+		/* Without TYPE the field reads 0: PERF_BR_UNKNOWN. */
+		type = FIELD_GET(CTRDATA_TYPE, data);
+		word |= likely(type != CTR_TYPE_EXCEPTION) ?
+			ssctr_words.type[type] : ssctr_exception_word(pc);
+	}
+	e->w[0] = pc;
+	e->w[1] = to & SSCTR_PC_MASK;
+	e->w[2] = word;
+}
+
+/*
  * The records of entries @sel on, at most @nr of them, when all are
  * wanted and the flags word asks for no privilege: the common sample.
  * Nothing is left out, so each record is stored as it is read, and
- * ctrdata is only read for the cycle count or the type. The valid bit is
- * the one bit of ctrsource that is not the address: a source that
- * masking leaves unchanged ends the records. @fields is a constant in
- * every copy of the loop (ssctr_read_all_hart()).
+ * ctrdata is only read for the cycle count or the type. @fields is a
+ * constant in every copy of the loop (ssctr_read_all_hart()).
+ *
+ * Records enter at logical entry 0 and leave together (SCTRCLR) or from
+ * entry 0 (a RASEMU return, which makes the freed entry the last): the
+ * valid entries come first. When the last entry asked for is valid, as
+ * in every sample but those of a buffer not yet filled, so is each
+ * before it: they are copied four a turn with no valid bit tested, the
+ * next entry selected by setting or clearing a bit of siselect (0, 1, 3,
+ * 2). Otherwise the valid bit, the one bit of ctrsource that is not the
+ * address, is tested for each: a source that masking leaves unchanged
+ * ends the records.
  */
 static __always_inline unsigned int
 ssctr_read_all(const struct riscv_ssctr_csr_model *m, unsigned long sel,
 	       unsigned int nr, const unsigned int fields,
 	       struct perf_branch_entry *out)
 {
-	const bool flags = fields & SSCTR_F_FLAGS;
-	const bool cycles = fields & SSCTR_F_CYCLES;
 	union ssctr_branch *e = (union ssctr_branch *)out, *end = e + nr;
 	const u64 pred = ssctr_words.pred[0];
-	u64 from, pc, to, data = 0, word;
-	unsigned int type;
+	u64 from, pc;
 
 	BUILD_BUG_ON(CTRSOURCE_VALID != ~SSCTR_PC_MASK);
+	BUILD_BUG_ON(CTR_ENTRY_SISELECT & 3);
 
 	if (!nr)
 		return 0;
+	if (nr >= 4 && !(sel & 3)) {
+		__ssctr_csr_write(m, CSR_SISELECT, sel + nr - 1);
+		if (__ssctr_csr_read(m, CSR_SIREG) & CTRSOURCE_VALID) {
+			union ssctr_branch *end4 = e + (nr & ~3U);
+
+			do {
+				__ssctr_csr_write(m, CSR_SISELECT, sel);
+				pc = __ssctr_csr_read(m, CSR_SIREG) &
+				     SSCTR_PC_MASK;
+				ssctr_copy_entry(m, pc, fields, pred, e);
+				__ssctr_select_set(m, 1);
+				pc = __ssctr_csr_read(m, CSR_SIREG) &
+				     SSCTR_PC_MASK;
+				ssctr_copy_entry(m, pc, fields, pred, e + 1);
+				__ssctr_select_set(m, 2);
+				pc = __ssctr_csr_read(m, CSR_SIREG) &
+				     SSCTR_PC_MASK;
+				ssctr_copy_entry(m, pc, fields, pred, e + 3);
+				__ssctr_select_clear(m, 1);
+				pc = __ssctr_csr_read(m, CSR_SIREG) &
+				     SSCTR_PC_MASK;
+				ssctr_copy_entry(m, pc, fields, pred, e + 2);
+				sel += 4;
+				e += 4;
+			} while (e < end4);
+			if (e == end)
+				return nr;
+		}
+	}
 	do {
 		__ssctr_csr_write(m, CSR_SISELECT, sel++);
 		from = __ssctr_csr_read(m, CSR_SIREG);
@@ -1484,19 +1568,7 @@ ssctr_read_all(const struct riscv_ssctr_csr_model *m, unsigned long sel,
 		OPTIMIZER_HIDE_VAR(pc);
 		if (pc == from)
 			break;
-		to = __ssctr_csr_read(m, CSR_SIREG2);
-		if (fields & (SSCTR_F_CYCLES | SSCTR_F_TYPE))
-			data = __ssctr_csr_read(m, CSR_SIREG3);
-		word = ssctr_flags_word(to, data, pred, flags, cycles);
-		if (fields & SSCTR_F_TYPE) {
-			/* Without TYPE the field reads 0: PERF_BR_UNKNOWN. */
-			type = FIELD_GET(CTRDATA_TYPE, data);
-			word |= likely(type != CTR_TYPE_EXCEPTION) ?
-				ssctr_words.type[type] : ssctr_exception_word(pc);
-		}
-		e->w[0] = pc;
-		e->w[1] = to & SSCTR_PC_MASK;
-		e->w[2] = word;
+		ssctr_copy_entry(m, pc, fields, pred, e);
 	} while (++e < end);
 	return e - (union ssctr_branch *)out;
 }

@@ -1034,6 +1034,100 @@ static void ssctr_test_read_synthetic(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u32)fast[3].cycles, 0xffff);
 }
 
+/* The record the read_full test writes at logical entry @i. */
+static void ssctr_test_full_entry(unsigned int i, struct riscv_ssctr_entry *e)
+{
+	e->source = (0x100000 + 0x40 * i) | CTRSOURCE_VALID;
+	e->target = (0x200000 + 0x10 * i) | (i % 3 ? 0 : CTRTARGET_MISP);
+	/* Short counts, long counts and counts without CCV, all types. */
+	e->data = (i % 16) | (i % 5 ? CTRDATA_CCV : 0) |
+		  FIELD_PREP(CTRDATA_CCE, i % 7 == 1 ? 3 : 0) |
+		  FIELD_PREP(CTRDATA_CCM, i * 13);
+}
+
+/*
+ * A full buffer is copied four entries a turn with no valid bit tested:
+ * it must give what the copy of the entries (decoded record by record)
+ * gives, from logical entry 0 or from one that is not a multiple of
+ * four, for all of the buffer or a part, and for a buffer one short of
+ * full, whose last entry sends the read back to testing each.
+ */
+static void ssctr_test_read_full(struct kunit *test)
+{
+	static const struct {
+		unsigned int first, less, missing;
+	} cases[] = {
+		{ 0, 0, 0 }, { 0, 1, 0 }, { 0, 6, 0 }, { 1, 0, 0 },
+		{ 4, 3, 0 }, { 0, 0, 1 }, { 0, 0, 5 }, { 8, 0, 3 },
+	};
+	static const u64 bsts[] = {
+		0, PERF_SAMPLE_BRANCH_TYPE_SAVE,
+		PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_NO_CYCLES,
+	};
+	struct riscv_ssctr_caps caps = ssctr_test_full;
+	struct perf_branch_entry *got, *want;
+	struct riscv_ssctr_entry *raw, e;
+	unsigned int c, b, i, n, nw, nraw, fill, max, x = 0;
+	unsigned long flags;
+	int y, yw;
+
+	caps.entries = riscv_ssctr_num_branches();
+	got = kunit_kcalloc(test, caps.entries, sizeof(*got), GFP_KERNEL);
+	want = kunit_kcalloc(test, caps.entries, sizeof(*want), GFP_KERNEL);
+	raw = kunit_kcalloc(test, caps.entries, sizeof(*raw), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, raw);
+
+	for (c = 0; c < ARRAY_SIZE(cases); c++) {
+		fill = caps.entries - cases[c].missing;
+		max = caps.entries - cases[c].less;
+		for (b = 0; b < ARRAY_SIZE(bsts); b++) {
+			memset(got, 0, caps.entries * sizeof(*got));
+			local_irq_save(flags);
+			riscv_ssctr_clear();
+			for (i = 0; i < fill; i++) {
+				ssctr_test_full_entry(i, &e);
+				ssctr_test_write(i, &e);
+			}
+			n = riscv_ssctr_decode(&caps, SSCTR_REQ_PICKED,
+					       cases[c].first, max,
+					       SSCTR_REQ_PICKED, bsts[b], got, &y);
+			nraw = riscv_ssctr_read_entries(raw, caps.entries);
+			riscv_ssctr_clear();
+			local_irq_restore(flags);
+			/* The copy starts at @first, as ssctr_copy_more() makes it. */
+			nw = riscv_ssctr_decode_raw(&caps, SSCTR_REQ_PICKED,
+						    raw + cases[c].first,
+						    nraw - cases[c].first,
+						    cases[c].first, max,
+						    SSCTR_REQ_PICKED, bsts[b],
+						    want, &yw);
+
+			KUNIT_EXPECT_EQ_MSG(test, nraw, fill, "case %u", c);
+			KUNIT_EXPECT_EQ_MSG(test, n, min(max, fill - cases[c].first),
+					    "case %u, fields %llx", c, bsts[b]);
+			KUNIT_EXPECT_EQ_MSG(test, n, nw, "case %u", c);
+			KUNIT_EXPECT_EQ_MSG(test, y, yw, "case %u", c);
+			for (i = 0; i < min(n, nw); i++) {
+				ssctr_test_full_entry(cases[c].first + i, &e);
+				if (got[i].from == (e.source & SSCTR_PC_MASK) &&
+				    !memcmp(&got[i], &want[i], sizeof(got[i])))
+					continue;
+				KUNIT_FAIL(test, "case %u, fields %llx, record %u:",
+					   c, bsts[b], i);
+				KUNIT_FAIL(test, "got %#llx %#llx %#llx, want %#llx %#llx %#llx",
+					   got[i].from, got[i].to,
+					   ((u64 *)&got[i])[2], want[i].from,
+					   want[i].to, ((u64 *)&want[i])[2]);
+				break;
+			}
+			x += n;
+		}
+	}
+	KUNIT_EXPECT_GT(test, x, 0);
+}
+
 /*
  * A call stack saved from one place of the buffer comes back exactly:
  * the same records at the same logical entries, the same write pointer.
@@ -1369,6 +1463,7 @@ static struct kunit_case ssctr_buffer_cases[] = {
 	KUNIT_CASE(ssctr_test_clear),
 	KUNIT_CASE(ssctr_test_shallow),
 	KUNIT_CASE(ssctr_test_read_synthetic),
+	KUNIT_CASE(ssctr_test_read_full),
 	KUNIT_CASE(ssctr_test_save_restore),
 	KUNIT_CASE(ssctr_test_pm),
 	KUNIT_CASE(ssctr_test_overflow_first),
@@ -1487,6 +1582,8 @@ static unsigned long ssctr_model_read(unsigned int csr)
 		return ssctr_model.status;
 	case CSR_SCTRDEPTH:
 		return ssctr_model.depth;
+	case CSR_SISELECT:
+		return ssctr_model.siselect;
 	case CSR_SIREG:
 		return e ? e->source : 0;
 	case CSR_SIREG2:

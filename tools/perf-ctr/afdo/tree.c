@@ -253,12 +253,95 @@ static int cmp_sym_start(const void *x, const void *y)
  * that did not run, and an absent line for code it knows nothing of, so
  * llvm-profgen and create_gcov fill the functions they saw so.
  */
+/* The length of NAME before its first '.': "f" of "f.part.0", "f.cold". */
+static size_t base_len(const char *name)
+{
+	const char *dot = strchr(name, '.');
+
+	return dot && dot != name ? (size_t)(dot - name) : strlen(name);
+}
+
+/* The name DWARF gives the function at ADDR, or NULL. */
+static const char *dwarf_name(struct tree_build *b, uint64_t addr)
+{
+	struct pc_frame f[PC_MAX_FRAMES];
+
+	return pc_dwarf_frames(b->s, addr, f, PC_MAX_FRAMES) > 0 ? f[0].name : NULL;
+}
+
+/* Do A and B name pieces of one function: the same name up to a '.'? */
+static bool same_base(const char *a, const char *b)
+{
+	size_t la = base_len(a);
+
+	return la == base_len(b) && !strncmp(a, b, la) && (a[la] || b[la]);
+}
+
+/* Add S to FS (*NF used of *CAP) unless it is there; -1 out of memory. */
+static int add_piece(const struct pc_sym ***fs, size_t *nf, size_t *cap,
+		     const struct pc_sym *s)
+{
+	const struct pc_sym **m;
+	size_t k;
+
+	for (k = 0; k < *nf; k++)
+		if ((*fs)[k] == s)
+			return 0;
+	m = pc_grow(*fs, cap, *nf, sizeof(*m), 64);
+	if (!m)
+		return -1;
+	*fs = m;
+	(*fs)[(*nf)++] = s;
+	return 0;
+}
+
+/*
+ * GCC splits a function into pieces with symbols of their own (f and
+ * f.part.0 of partial inlining, f.cold of hot/cold splitting, clones),
+ * and DWARF names the code of each f: llvm-profgen fills every piece of
+ * a function that a range starts in, its functions being DWARF's. Add
+ * to FS (the touched symbols, sorted and unique, *NF of them in *CAP)
+ * the symbols that share a name up to a '.' with one of them and whose
+ * code DWARF names alike. 0, or -1 out of memory.
+ */
+static int add_pieces(struct tree_build *b, const struct pc_dso *bin,
+		      const struct pc_sym ***fs, size_t *nf, size_t *cap)
+{
+	size_t touched = *nf, i, j;
+	const char *want, *have;
+
+	for (i = 0; i < bin->nr_syms; i++) {
+		const struct pc_sym *s = &bin->syms[i];
+		bool dot = strchr(s->name, '.');
+
+		if (!s->func || s->end <= s->start + 1)
+			continue;
+		for (j = 0; j < touched; j++) {
+			/* one of the two has a '.': checked first, cheaply */
+			if (!dot && !strchr((*fs)[j]->name, '.'))
+				continue;
+			if ((*fs)[j] == s || !same_base((*fs)[j]->name, s->name))
+				continue;
+			want = dwarf_name(b, (*fs)[j]->start);
+			have = dwarf_name(b, s->start);
+			if (want && have && !strcmp(want, have)) {
+				if (add_piece(fs, nf, cap, s))
+					return -1;
+				break;
+			}
+		}
+	}
+	if (*nf != touched)
+		qsort(*fs, *nf, sizeof(**fs), cmp_sym_start);
+	return 0;
+}
+
 static int zero_fill(struct tree_build *b, const struct afdo_counts *c,
 		     struct pc_dso *bin, const struct afdo_span *spans,
 		     size_t nspans)
 {
-	const struct pc_sym **fs = malloc((c->ranges.used + 1) * sizeof(*fs));
-	size_t nf = 0, i;
+	size_t nf = 0, cap = c->ranges.used + 1, i, u;
+	const struct pc_sym **fs = malloc(cap * sizeof(*fs));
 	int rc = 0;
 
 	if (!fs)
@@ -273,11 +356,17 @@ static int zero_fill(struct tree_build *b, const struct afdo_counts *c,
 			fs[nf++] = f;
 	}
 	qsort(fs, nf, sizeof(*fs), cmp_sym_start);
+	for (i = u = 0; i < nf; i++)
+		if (!u || fs[i] != fs[u - 1])
+			fs[u++] = fs[i];
+	nf = u;
+	if (add_pieces(b, bin, &fs, &nf, &cap)) {
+		free(fs);
+		return -1;
+	}
 	for (i = 0; i < nf && !rc; i++) {
 		uint64_t p;
 
-		if (i && fs[i] == fs[i - 1])
-			continue;
 		for (p = fs[i]->start; p < fs[i]->end && !rc;) {
 			/* the sweep counted what a range covers: skip it */
 			uint64_t end = afdo_span_end(spans, nspans, p);

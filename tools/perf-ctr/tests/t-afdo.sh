@@ -266,6 +266,49 @@ else
 	fi
 fi
 
+# A function in pieces: records of step()'s loop alone give step.cold's
+# lines at 0 as well, as llvm-profgen's profile of the same records has.
+"$CROSS_CC" -O2 -freorder-blocks-and-partition -gdwarf-5 -no-pie -o split \
+	"$fix/split.c" || fail afdo-split-build
+# The loop's back edge: step()'s branch to an address below its own.
+src= tgt=
+while read -r a b; do
+	[ $((16#$b)) -lt $((16#$a)) ] && src=$a tgt=$b
+done < <("${CROSS}objdump" -d split | awk '/<step>:/, /^$/' |
+	awk '$3 ~ /^b/ { t = $4; sub(/.*,/, "", t); sub(/:/, "", $1); print $1, t }')
+if [ -z "${src:-}" ] || ! "${CROSS}nm" split | grep -q ' step\.cold$'; then
+	fail afdo-split-pieces-zero-filled
+else
+	for i in $(seq 20); do
+		printf '%s' "$src"
+		for j in $(seq 8); do printf ' 0x%s/0x%s/P/-/-/0 ' "$src" "$tgt"; done
+		echo
+	done >split.brstack
+	cold=$("${CROSS}objdump" -d split | awk '/<step\.cold>:/ { getline; sub(/:/, "", $1); print $1; exit }')
+	agg --input-format brstack -i split.brstack --binary split -f llvm-text \
+		-o split.prof 2>split.err
+	# The cold piece's first instruction's line, at 0 in step's profile.
+	line=$("${CROSS}addr2line" -e split "0x$cold" | sed 's/.*://; s/ .*//')
+	decl=$(grep -n '^__attribute__((noinline)) int step(' "$fix/split.c" | cut -d: -f1)
+	if [ -n "$line" ] && [ -n "$decl" ] &&
+	   awk -v want=" $((line - decl)): 0" '/^step:/ { f = 1; next } /^[^ ]/ { f = 0 }
+		f && $0 == want { ok = 1 } END { exit !ok }' split.prof; then
+		pass afdo-split-pieces-zero-filled
+	else
+		cat split.err >&2
+		fail afdo-split-pieces-zero-filled
+	fi
+	if ! have_profgen; then
+		skip afdo-split-pieces-vs-llvm-profgen "no llvm-profgen 19: scripts/setup-afdo.sh installs llvm-19 into $ROOT"
+	elif root_exec /usr/lib/llvm-19/bin/llvm-profgen --perfscript=split.brstack \
+		--binary=split --format=text --output=split.pg 2>split.pg.err &&
+	     diff -u split.pg split.prof >&2; then
+		pass afdo-split-pieces-vs-llvm-profgen
+	else
+		fail afdo-split-pieces-vs-llvm-profgen
+	fi
+fi
+
 # Compilers that live in the trixie root (GCC 14, clang 19) run there.
 in_root_ok() { [ "$(id -u)" = 0 ] && [ -x "$ROOT/usr/bin/$1" ]; }
 rtmp=

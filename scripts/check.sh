@@ -231,6 +231,14 @@ if [ $kernel_ok = 1 ]; then
 			esac
 		done < <("$TOP/tools/perf-ctr/tests/bolt.sh" "$OUT/$g-files" \
 			"$CTR_CACHE/guest-bin" "$caps")
+		# Its ranges and branches against llvm-profgen's from perf 7.3.
+		while read -r v rest; do
+			case $v in
+			PASS | FAIL | SKIP) record "$v" "${pre}perf-ctr $rest" ;;
+			*) echo "$v $rest" ;;
+			esac
+		done < <("$TOP/tools/perf-ctr/tests/profgen.sh" \
+			"$OUT/$g-files/bolt.data" "$CTR_CACHE/guest-bin/boltprog")
 	}
 	: >"$OUT/e2e.log"
 	guest_recordings maxperf "" ""

@@ -7,12 +7,13 @@
 
 S := scripts
 
-.PHONY: help setup kernel kernel-debug kernel-clang kernel-autofdo kernel-autofdo-speed guest run demo check stress bench bench-perf-ctr autofdo nested patches lint clean
+.PHONY: help setup kernel kernel-debug kernel-clang kernel-autofdo kernel-autofdo-speed guest run demo check check-debug stress bench bench-perf-ctr autofdo nested patches lint clean
 
 help:
 	@echo "make demo     boot QEMU with CTR and show perf record -b / perf report -b"
 	@echo "make check    run every test; ends with 'N passed, N failed, N skipped'"
 	@echo "make run      interactive shell in the guest (RUN_ARGS='--cpu ...')"
+	@echo "make check-debug  make check's -cpu max guest under the debug kernel (KASAN, lockdep)"
 	@echo "make stress   the stress test under the debug kernel (KASAN, lockdep)"
 	@echo "make bench    what branch stacks cost per sample, as ratios"
 	@echo "make bench-perf-ctr  perf-ctr aggregate vs perf script and llvm-profgen"
@@ -70,6 +71,10 @@ demo: guest
 
 check:
 	$(S)/check.sh
+
+# make check's -cpu max guest (both halves) under the debug kernel.
+check-debug: guest
+	$(S)/check-debug.sh
 
 # The stress test under the debug kernel (KASAN, lockdep): STRESS=N rounds.
 stress: guest

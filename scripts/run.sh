@@ -52,10 +52,12 @@ if [ -z "$run" ]; then
 	exit
 fi
 # A scripted run never waits for input and never outlives its timeout.
+# The log follows the console line by line (tr would hold back a block:
+# minutes of a debug kernel's output, lost if the run is killed).
 rc=0
 timeout --foreground -k 10 "$tmo" "${ROOT_LOADER[@]}" \
 	"$QEMU_BIN" -L "$ROOT/usr/share/qemu" \
 	"${args[@]}" -append "$cmdline ctr.run=$run" </dev/null |
-	tr -d '\r' | tee "$log" || rc=$?
+	stdbuf -oL tr -d '\r' | tee "$log" || rc=$?
 [ "${PIPESTATUS[0]}" = 124 ] && { echo "run.sh: timed out after $tmo s" | tee -a "$log"; exit 124; }
 exit $rc

@@ -168,18 +168,18 @@ TEST_F(user_only, syscall_loop)
 	}
 	/*
 	 * The loop retires 3 or 4 instructions a call (see pmf_code.S), and
-	 * a branch stack changes nothing of what is counted: instructions:u
-	 * reads the same with one. QEMU derives cycles from its virtual
-	 * clock, not from what the hart retired: cycles:u with and without
-	 * differed by 1 (one run of three) and by 3 (one make check), so
-	 * both are held to the loop's bounds instead.
+	 * a branch stack changes nothing of what is counted: the user count
+	 * reads the same with one. Under -icount a hart's cycle counter
+	 * advances one an instruction, so cycles:u is held to the same. (A
+	 * QEMU whose counters also count the instructions other harts run
+	 * while this one waits for its turn fails here, in a few runs of a
+	 * hundred on four harts; this project's QEMU counts the hart's own.)
 	 */
 	for (int how = USER; how <= USER_BRANCHES; how++) {
 		EXPECT_LE(SYSCALLS * (LOOP_INSNS - 1), n[how]);
 		EXPECT_GE(SYSCALLS * LOOP_INSNS + MAX_AROUND_INSNS, n[how]);
 	}
-	if (variant->config == PERF_COUNT_HW_INSTRUCTIONS)
-		EXPECT_EQ(n[USER], n[USER_BRANCHES]);
+	EXPECT_EQ(n[USER], n[USER_BRANCHES]);
 	EXPECT_LE(n[USER] + SYSCALLS * MIN_SYSCALL_INSNS, n[BOTH_MODES]);
 }
 

@@ -13,6 +13,9 @@ next() { printf '0x%x' "$(($(sym "$1") + 4))"; }
 cap() { cat "/sys/bus/event_source/devices/cpu/caps/branch_$1" 2>/dev/null; }
 has_ntbren() { cap hw_filters | grep -qw not_taken; }
 
+# perf built from the 7.3 tree (scripts/perf73.sh), unstripped.
+P73=/usr/local/bin/perf73
+
 # One record per line: FROM/TO/FLAGS/-/-/CYCLES/TYPE/-
 records() { perf script -i "$1" -F brstack 2>/dev/null | tr -s ' ' '\n' | grep /; }
 
@@ -257,13 +260,25 @@ check "perf script -F brstacksym: ctr_wl_indcall -> ctr_wl_leaf" \
 perf report -i /tmp/u.data -b --stdio --sort symbol_from,symbol_to \
 	2>/tmp/ur.err >/tmp/ur.txt
 ur_rc=$?
+# Debian's perf 6.12 dies (SIGSEGV) in its IPC column on about one
+# recording in ten of the reduced hart's, always the same one: two of its
+# samples in libc's start-up together, read with the workload's symbols
+# and an objdump that knows RISC-V. Without the IPC column (-F overhead,
+# sym_from,sym_to) it does not, and perf 7.3 reads the same file with the
+# same report (reproduced outside the guest, docs/testing.md): perf's
+# defect, not the records'. Such a report is made again by perf 7.3.
+if [ "$ur_rc" = 139 ] && [ -x "$P73" ]; then
+	note "perf report -b: $(perf --version) died of SIGSEGV (its IPC column); perf 7.3 makes the report"
+	"$P73" report -i /tmp/u.data -b --stdio --sort symbol_from,symbol_to \
+		2>/tmp/ur.err >/tmp/ur.txt
+	ur_rc=$?
+fi
 # The target symbol is the last column: perf pads it only when a longer
 # target name is in the report.
 if grep -q -E "ctr_wl_indcall .*ctr_wl_leaf( |\$)" /tmp/ur.txt; then
 	ok "perf report -b: ctr_wl_indcall -> ctr_wl_leaf"
 else
-	# once in eight make checks on the reduced hart, with a report of
-	# two lines and none of the workload's: what perf said
+	# what perf said
 	not_ok "perf report -b: ctr_wl_indcall -> ctr_wl_leaf"
 	note "perf report -b: exit $ur_rc, $(wc -l </tmp/ur.txt) lines, those of the workload and the first ones:"
 	{ grep -m 8 ctr_wl /tmp/ur.txt; head -4 /tmp/ur.txt; } | sed 's/^/#   out: /'
@@ -382,10 +397,8 @@ perf_test() {	# NAME: run "perf test NAME", pass, fail or skip with its reason
 }
 perf_test "Check branch stack sampling"
 
-# perf built from the 7.3 tree (scripts/perf73.sh), unstripped: its own
-# test_brstack.sh, judged per subtest ("Testing NAME [Verdict]" lines;
-# each filter permutation by the line that names it).
-P73=/usr/local/bin/perf73
+# perf 7.3's own test_brstack.sh, judged per subtest ("Testing NAME
+# [Verdict]" lines; each filter permutation by the line that names it).
 perf73_brstack() {
 	t0=$(date +%s)
 	out=$(cd /tmp && timeout 900 "$P73" test -vv "Check branch stack sampling" 2>&1)

@@ -6,6 +6,7 @@
  * covered instruction the sum of the ranges over it.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "search.h"
 #include "sweep.h"
@@ -93,10 +94,175 @@ int afdo_sweep(const struct afdo_counts *c, const struct pc_dso *bin,
 	return rc ? -1 : 0;
 }
 
-uint64_t afdo_span_end(const struct afdo_span *spans, size_t n, uint64_t addr)
+/* Is ADDR in one of the N SPANS (sorted, disjoint)? Else 0 or where it ends. */
+static uint64_t span_end(const struct afdo_span *spans, size_t n, uint64_t addr)
 {
 	size_t i = pc_count_upto(spans, n, sizeof(*spans),
 				 offsetof(struct afdo_span, hi), addr);
 
 	return i < n && spans[i].lo <= addr ? spans[i].hi : 0;
+}
+
+static int cmp_sym_start(const void *x, const void *y)
+{
+	const struct pc_sym *p = *(const struct pc_sym *const *)x;
+	const struct pc_sym *q = *(const struct pc_sym *const *)y;
+
+	return pc_cmp_u64(p->start, q->start);
+}
+
+/* The length of NAME before its first '.': "f" of "f.part.0", "f.cold". */
+static size_t base_len(const char *name)
+{
+	const char *dot = strchr(name, '.');
+
+	return dot && dot != name ? (size_t)(dot - name) : strlen(name);
+}
+
+/* Do A and B name pieces of one function: the same name up to a '.'? */
+static bool same_base(const char *a, const char *b)
+{
+	size_t la = base_len(a);
+
+	return la == base_len(b) && !strncmp(a, b, la) && (a[la] || b[la]);
+}
+
+/* Add S to FS (*NF used of *CAP) unless it is there; -1 out of memory. */
+static int add_piece(const struct pc_sym ***fs, size_t *nf, size_t *cap,
+		     const struct pc_sym *s)
+{
+	const struct pc_sym **m;
+	size_t k;
+
+	for (k = 0; k < *nf; k++)
+		if ((*fs)[k] == s)
+			return 0;
+	m = pc_grow(*fs, cap, *nf, sizeof(*m), 64);
+	if (!m)
+		return -1;
+	*fs = m;
+	(*fs)[(*nf)++] = s;
+	return 0;
+}
+
+/*
+ * GCC splits a function into pieces with symbols of their own (f and
+ * f.part.0 of partial inlining, f.cold of hot/cold splitting, clones),
+ * and DWARF names the code of each f: llvm-profgen fills every piece of
+ * a function that a range starts in, its functions being DWARF's. Add
+ * to FS (the touched symbols, sorted and unique, *NF of them in *CAP)
+ * the symbols that share a name up to a '.' with one of them and whose
+ * code NAME (DWARF) names alike. 0, or -1 out of memory.
+ */
+static int add_pieces(const struct pc_dso *bin, const struct pc_sym ***fs,
+		      size_t *nf, size_t *cap,
+		      const char *(*name)(void *ctx, uint64_t addr), void *ctx)
+{
+	size_t touched = *nf, i, j;
+	const char *want, *have;
+
+	for (i = 0; i < bin->nr_syms; i++) {
+		const struct pc_sym *s = &bin->syms[i];
+		bool dot = strchr(s->name, '.');
+
+		if (!s->func || s->end <= s->start + 1)
+			continue;
+		for (j = 0; j < touched; j++) {
+			/* one of the two has a '.': checked first, cheaply */
+			if (!dot && !strchr((*fs)[j]->name, '.'))
+				continue;
+			if ((*fs)[j] == s || !same_base((*fs)[j]->name, s->name))
+				continue;
+			want = name(ctx, (*fs)[j]->start);
+			have = name(ctx, s->start);
+			if (want && have && !strcmp(want, have)) {
+				if (add_piece(fs, nf, cap, s))
+					return -1;
+				break;
+			}
+		}
+	}
+	if (*nf != touched)
+		qsort(*fs, *nf, sizeof(**fs), cmp_sym_start);
+	return 0;
+}
+
+/* The functions the ranges of C start in, and their pieces; NULL: no memory. */
+static const struct pc_sym **touched_funcs(const struct afdo_counts *c,
+					   struct pc_dso *bin,
+					   const char *(*name)(void *ctx, uint64_t addr),
+					   void *ctx, size_t *nr)
+{
+	size_t nf = 0, cap = c->ranges.used + 1, i, u;
+	const struct pc_sym **fs = malloc(cap * sizeof(*fs));
+
+	if (!fs)
+		return NULL;
+	for (i = 0; i <= c->ranges.mask; i++) {
+		const struct pc_sym *f;
+
+		if (!c->ranges.t[i].tag)
+			continue;
+		f = pc_dso_sym(bin, c->ranges.t[i].a);
+		if (f && f->end > f->start + 1)
+			fs[nf++] = f;
+	}
+	qsort(fs, nf, sizeof(*fs), cmp_sym_start);
+	for (i = u = 0; i < nf; i++)
+		if (!u || fs[i] != fs[u - 1])
+			fs[u++] = fs[i];
+	nf = u;
+	if (name && add_pieces(bin, &fs, &nf, &cap, name, ctx)) {
+		free(fs);
+		return NULL;
+	}
+	*nr = nf;
+	return fs;
+}
+
+int afdo_sweep_filled(const struct afdo_counts *c, struct pc_dso *bin,
+		      const char *(*name)(void *ctx, uint64_t addr),
+		      int (*insn)(void *ctx, uint64_t addr, uint64_t n, unsigned int len),
+		      void *ctx, const struct pc_sym ***funcs, size_t *nfuncs)
+{
+	struct afdo_span *spans;
+	const struct pc_sym **fs;
+	size_t nspans, nf = 0, i;
+	int rc = 0;
+
+	if (afdo_sweep(c, bin, insn, ctx, &spans, &nspans))
+		return -1;
+	fs = touched_funcs(c, bin, name, ctx, &nf);
+	if (!fs) {
+		free(spans);
+		return -1;
+	}
+	for (i = 0; i < nf && !rc; i++) {
+		uint64_t p;
+
+		for (p = fs[i]->start; p < fs[i]->end && !rc;) {
+			/* the sweep counted what a range covers: skip it */
+			uint64_t end = span_end(spans, nspans, p);
+			struct pc_rv_insn in;
+			unsigned int len;
+
+			if (end) {
+				p = end;
+				continue;
+			}
+			len = pc_dso_insn(bin, p, &in);
+			if (!len)
+				break;
+			rc = insn(ctx, p, 0, len);
+			p += len;
+		}
+	}
+	free(spans);
+	if (rc || !funcs) {
+		free(fs);
+		return rc ? -1 : 0;
+	}
+	*funcs = fs;
+	*nfuncs = nf;
+	return 0;
 }

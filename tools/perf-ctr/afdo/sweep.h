@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * perf-ctr aggregate: the count of every instruction the ranges cover
- * (sweep.c), for the symbolized formats.
+ * perf-ctr aggregate: the count of every instruction the ranges cover,
+ * and of the rest of the functions they are in (sweep.c), for the
+ * symbolized formats.
  */
 #ifndef PERF_CTR_AFDO_SWEEP_H
 #define PERF_CTR_AFDO_SWEEP_H
@@ -23,7 +24,20 @@ int afdo_sweep(const struct afdo_counts *c, const struct pc_dso *bin,
 	       int (*insn)(void *ctx, uint64_t addr, uint64_t n, unsigned int len),
 	       void *ctx, struct afdo_span **spans, size_t *nspans);
 
-/* Is ADDR in one of the N SPANS (sorted, disjoint)? Else 0 or where it ends. */
-uint64_t afdo_span_end(const struct afdo_span *spans, size_t n, uint64_t addr);
+/*
+ * afdo_sweep() of every instruction the ranges cover, then INSN(CTX, addr,
+ * 0, length) of every other instruction of each function a range starts
+ * in: a compiler takes an explicit 0 for code that did not run, and an
+ * absent line for code it knows nothing of, so llvm-profgen and
+ * create_gcov fill the functions they saw so. With NAME (the name DWARF
+ * gives the function at an address, or NULL), the pieces of those
+ * functions too (their f.cold, f.part.0). With FUNCS, the functions
+ * filled (sorted by start) go to a new array *FUNCS of *NFUNCS. 0, or -1
+ * when out of memory or INSN returned non-zero.
+ */
+int afdo_sweep_filled(const struct afdo_counts *c, struct pc_dso *bin,
+		      const char *(*name)(void *ctx, uint64_t addr),
+		      int (*insn)(void *ctx, uint64_t addr, uint64_t n, unsigned int len),
+		      void *ctx, const struct pc_sym ***funcs, size_t *nfuncs);
 
 #endif

@@ -239,153 +239,13 @@ static int add_insn(void *ctx, uint64_t addr, uint64_t n, unsigned int len)
 	return 0;
 }
 
-static int cmp_sym_start(const void *x, const void *y)
-{
-	const struct pc_sym *p = *(const struct pc_sym *const *)x;
-	const struct pc_sym *q = *(const struct pc_sym *const *)y;
-
-	return p->start < q->start ? -1 : p->start > q->start;
-}
-
-/*
- * Every instruction of a function that any range starts in gets a count,
- * 0 where no range covers it: a compiler takes an explicit 0 for code
- * that did not run, and an absent line for code it knows nothing of, so
- * llvm-profgen and create_gcov fill the functions they saw so.
- */
-/* The length of NAME before its first '.': "f" of "f.part.0", "f.cold". */
-static size_t base_len(const char *name)
-{
-	const char *dot = strchr(name, '.');
-
-	return dot && dot != name ? (size_t)(dot - name) : strlen(name);
-}
-
 /* The name DWARF gives the function at ADDR, or NULL. */
-static const char *dwarf_name(struct tree_build *b, uint64_t addr)
+static const char *dwarf_name(void *ctx, uint64_t addr)
 {
+	struct tree_build *b = ctx;
 	struct pc_frame f[PC_MAX_FRAMES];
 
 	return pc_dwarf_frames(b->s, addr, f, PC_MAX_FRAMES) > 0 ? f[0].name : NULL;
-}
-
-/* Do A and B name pieces of one function: the same name up to a '.'? */
-static bool same_base(const char *a, const char *b)
-{
-	size_t la = base_len(a);
-
-	return la == base_len(b) && !strncmp(a, b, la) && (a[la] || b[la]);
-}
-
-/* Add S to FS (*NF used of *CAP) unless it is there; -1 out of memory. */
-static int add_piece(const struct pc_sym ***fs, size_t *nf, size_t *cap,
-		     const struct pc_sym *s)
-{
-	const struct pc_sym **m;
-	size_t k;
-
-	for (k = 0; k < *nf; k++)
-		if ((*fs)[k] == s)
-			return 0;
-	m = pc_grow(*fs, cap, *nf, sizeof(*m), 64);
-	if (!m)
-		return -1;
-	*fs = m;
-	(*fs)[(*nf)++] = s;
-	return 0;
-}
-
-/*
- * GCC splits a function into pieces with symbols of their own (f and
- * f.part.0 of partial inlining, f.cold of hot/cold splitting, clones),
- * and DWARF names the code of each f: llvm-profgen fills every piece of
- * a function that a range starts in, its functions being DWARF's. Add
- * to FS (the touched symbols, sorted and unique, *NF of them in *CAP)
- * the symbols that share a name up to a '.' with one of them and whose
- * code DWARF names alike. 0, or -1 out of memory.
- */
-static int add_pieces(struct tree_build *b, const struct pc_dso *bin,
-		      const struct pc_sym ***fs, size_t *nf, size_t *cap)
-{
-	size_t touched = *nf, i, j;
-	const char *want, *have;
-
-	for (i = 0; i < bin->nr_syms; i++) {
-		const struct pc_sym *s = &bin->syms[i];
-		bool dot = strchr(s->name, '.');
-
-		if (!s->func || s->end <= s->start + 1)
-			continue;
-		for (j = 0; j < touched; j++) {
-			/* one of the two has a '.': checked first, cheaply */
-			if (!dot && !strchr((*fs)[j]->name, '.'))
-				continue;
-			if ((*fs)[j] == s || !same_base((*fs)[j]->name, s->name))
-				continue;
-			want = dwarf_name(b, (*fs)[j]->start);
-			have = dwarf_name(b, s->start);
-			if (want && have && !strcmp(want, have)) {
-				if (add_piece(fs, nf, cap, s))
-					return -1;
-				break;
-			}
-		}
-	}
-	if (*nf != touched)
-		qsort(*fs, *nf, sizeof(**fs), cmp_sym_start);
-	return 0;
-}
-
-static int zero_fill(struct tree_build *b, const struct afdo_counts *c,
-		     struct pc_dso *bin, const struct afdo_span *spans,
-		     size_t nspans)
-{
-	size_t nf = 0, cap = c->ranges.used + 1, i, u;
-	const struct pc_sym **fs = malloc(cap * sizeof(*fs));
-	int rc = 0;
-
-	if (!fs)
-		return -1;
-	for (i = 0; i <= c->ranges.mask; i++) {
-		const struct pc_sym *f;
-
-		if (!c->ranges.t[i].tag)
-			continue;
-		f = pc_dso_sym(bin, c->ranges.t[i].a);
-		if (f && f->end > f->start + 1)
-			fs[nf++] = f;
-	}
-	qsort(fs, nf, sizeof(*fs), cmp_sym_start);
-	for (i = u = 0; i < nf; i++)
-		if (!u || fs[i] != fs[u - 1])
-			fs[u++] = fs[i];
-	nf = u;
-	if (add_pieces(b, bin, &fs, &nf, &cap)) {
-		free(fs);
-		return -1;
-	}
-	for (i = 0; i < nf && !rc; i++) {
-		uint64_t p;
-
-		for (p = fs[i]->start; p < fs[i]->end && !rc;) {
-			/* the sweep counted what a range covers: skip it */
-			uint64_t end = afdo_span_end(spans, nspans, p);
-			struct pc_rv_insn in;
-			unsigned int len;
-
-			if (end) {
-				p = end;
-				continue;
-			}
-			len = pc_dso_insn(bin, p, &in);
-			if (!len)
-				break;
-			rc = add_insn(b, p, 0, len);
-			p += len;
-		}
-	}
-	free(fs);
-	return rc;
 }
 
 static struct afdo_tgt *tgt_of(struct afdo_tree *t, struct afdo_body *bd,
@@ -615,8 +475,7 @@ int afdo_tree_build(struct afdo_tree *t, enum afdo_tree_kind kind,
 		    const struct afdo_input *in, char *err, size_t errlen)
 {
 	struct tree_build b = { .t = t };
-	struct afdo_span *spans = NULL;
-	size_t nspans = 0, i;
+	size_t i;
 
 	memset(t, 0, sizeof(*t));
 	t->kind = kind;
@@ -634,13 +493,11 @@ int afdo_tree_build(struct afdo_tree *t, enum afdo_tree_kind kind,
 			       pc_dwarf_gcc_major(b.s);
 		t->nodiscr = t->gcc_version < 13;
 	}
-	if (afdo_sweep(in->counts, in->bin, add_insn, &b, &spans, &nspans) ||
+	if (afdo_sweep_filled(in->counts, in->bin, dwarf_name, add_insn, &b,
+			      NULL, NULL) ||
 	    add_calls(&b, in->counts, in->bin) ||
-	    add_heads(&b, in->counts, in->bin) ||
-	    zero_fill(&b, in->counts, in->bin, spans, nspans))
+	    add_heads(&b, in->counts, in->bin))
 		goto oom;
-	free(spans);
-	spans = NULL;
 	t->top = malloc((t->nall + 1) * sizeof(*t->top));
 	if (!t->top)
 		goto oom;
@@ -655,7 +512,6 @@ int afdo_tree_build(struct afdo_tree *t, enum afdo_tree_kind kind,
 	qsort(t->top, t->ntop, sizeof(*t->top), cmp_top);
 	return 0;
 oom:
-	free(spans);
 	afdo_tree_free(t);
 	snprintf(err, errlen, "out of memory");
 	return -1;

@@ -20,6 +20,7 @@
 #include "perf-ctr.h"
 #include "dso.h"
 #include "dwarf-info.h"
+#include "probe.h"
 #include "search.h"
 
 
@@ -408,6 +409,26 @@ static void dso_load(struct pc_dso *d)
 		load_syms_from(d, e, dyn, &dsh);
 }
 
+const void *pc_dso_section(struct pc_dso *d, const char *name, size_t *size)
+{
+	Elf_Data *data;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	pc_dso_load(d);
+	if (!d->elf)
+		return NULL;
+	scn = scn_named(d->elf, name, &sh);
+	if (!scn || sh.sh_type == SHT_NOBITS)
+		return NULL;
+	data = elf_getdata(scn, NULL);
+	if (!data)
+		return NULL;
+	*size = data->d_size;
+	/* an empty section is there all the same */
+	return data->d_buf ? data->d_buf : "";
+}
+
 struct pc_dwarf *pc_dso_dwarf(struct pc_dso *d, char *err, size_t errlen)
 {
 	char msg[512];
@@ -455,6 +476,7 @@ bool pc_dso_srcinfo(struct pc_dso *d, uint64_t vaddr, struct pc_srcinfo *si)
 
 static void dso_unload(struct pc_dso *d)
 {
+	pc_probes_free(d->probes);
 	pc_dwarf_close(d->dwarf);
 	if (d->dbg_elf)
 		elf_end(d->dbg_elf);
@@ -466,6 +488,14 @@ static void dso_unload(struct pc_dso *d)
 static void dso_load(struct pc_dso *d)
 {
 	d->loaded = true;
+}
+
+const void *pc_dso_section(struct pc_dso *d, const char *name, size_t *size)
+{
+	(void)d;
+	(void)name;
+	(void)size;
+	return NULL;
 }
 
 struct pc_dwarf *pc_dso_dwarf(struct pc_dso *d, char *err, size_t errlen)
@@ -595,6 +625,7 @@ void pc_dso_free(struct pc_dso *d)
 		close(d->dbg_fd);
 	free(d->dbg_path);
 	free(d->dwarf_err);
+	free(d->probes_err);
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d);

@@ -4,8 +4,8 @@
  * files a recording maps and the binary aggregate profiles are all
  * pc_dso. A DSO owns what is known of its ELF file: its loaded segments
  * (file offset <-> link-time address), its executable sections and the
- * RISC-V instructions in them, its build id, its symbols, and its DWARF
- * (its own, or its separate debug file's).
+ * RISC-V instructions in them, its build id, its symbols, its DWARF
+ * (its own, or its separate debug file's) and its pseudo probes (probe.h).
  */
 #ifndef PERF_CTR_DSO_H
 #define PERF_CTR_DSO_H
@@ -80,6 +80,9 @@ struct pc_dso {
 	struct pc_dwarf *dwarf;	/* opened at the first lookup */
 	bool dwarf_tried;
 	char *dwarf_err;	/* why there is none */
+	struct pc_probes *probes;	/* decoded at the first lookup (probe.h) */
+	bool probes_tried;
+	char *probes_err;	/* why there are none */
 	int mark;		/* for the command's own use */
 	char name[];
 };
@@ -138,6 +141,12 @@ unsigned int pc_dso_insn(const struct pc_dso *d, uint64_t addr,
  * D's executable sections, or HI < LO.
  */
 uint64_t pc_dso_count_insns(const struct pc_dso *d, uint64_t lo, uint64_t hi);
+
+/*
+ * The contents of D's own section NAME (*SIZE bytes), or NULL when it has
+ * none with contents.
+ */
+const void *pc_dso_section(struct pc_dso *d, const char *name, size_t *size);
 
 /* D's DWARF (its own, or its debug file's), NULL when it has none. */
 struct pc_dwarf *pc_dso_dwarf(struct pc_dso *d, char *err, size_t errlen);

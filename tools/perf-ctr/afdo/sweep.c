@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarf-info.h"
 #include "search.h"
 #include "sweep.h"
 
@@ -111,6 +112,14 @@ static int cmp_sym_start(const void *x, const void *y)
 	return pc_cmp_u64(p->start, q->start);
 }
 
+/* The name DWARF gives the function at ADDR, or NULL. */
+static const char *dwarf_name(struct pc_dwarf *dw, uint64_t addr)
+{
+	struct pc_frame f[PC_MAX_FRAMES];
+
+	return pc_dwarf_frames(dw, addr, f, PC_MAX_FRAMES) > 0 ? f[0].name : NULL;
+}
+
 /* The length of NAME before its first '.': "f" of "f.part.0", "f.cold". */
 static size_t base_len(const char *name)
 {
@@ -152,11 +161,10 @@ static int add_piece(const struct pc_sym ***fs, size_t *nf, size_t *cap,
  * a function that a range starts in, its functions being DWARF's. Add
  * to FS (the touched symbols, sorted and unique, *NF of them in *CAP)
  * the symbols that share a name up to a '.' with one of them and whose
- * code NAME (DWARF) names alike. 0, or -1 out of memory.
+ * code DW names alike. 0, or -1 out of memory.
  */
-static int add_pieces(const struct pc_dso *bin, const struct pc_sym ***fs,
-		      size_t *nf, size_t *cap,
-		      const char *(*name)(void *ctx, uint64_t addr), void *ctx)
+static int add_pieces(const struct pc_dso *bin, struct pc_dwarf *dw,
+		      const struct pc_sym ***fs, size_t *nf, size_t *cap)
 {
 	size_t touched = *nf, i, j;
 	const char *want, *have;
@@ -173,8 +181,8 @@ static int add_pieces(const struct pc_dso *bin, const struct pc_sym ***fs,
 				continue;
 			if ((*fs)[j] == s || !same_base((*fs)[j]->name, s->name))
 				continue;
-			want = name(ctx, (*fs)[j]->start);
-			have = name(ctx, s->start);
+			want = dwarf_name(dw, (*fs)[j]->start);
+			have = dwarf_name(dw, s->start);
 			if (want && have && !strcmp(want, have)) {
 				if (add_piece(fs, nf, cap, s))
 					return -1;
@@ -189,9 +197,8 @@ static int add_pieces(const struct pc_dso *bin, const struct pc_sym ***fs,
 
 /* The functions the ranges of C start in, and their pieces; NULL: no memory. */
 static const struct pc_sym **touched_funcs(const struct afdo_counts *c,
-					   struct pc_dso *bin,
-					   const char *(*name)(void *ctx, uint64_t addr),
-					   void *ctx, size_t *nr)
+					   struct pc_dso *bin, struct pc_dwarf *dw,
+					   size_t *nr)
 {
 	size_t nf = 0, cap = c->ranges.used + 1, i, u;
 	const struct pc_sym **fs = malloc(cap * sizeof(*fs));
@@ -212,7 +219,7 @@ static const struct pc_sym **touched_funcs(const struct afdo_counts *c,
 		if (!u || fs[i] != fs[u - 1])
 			fs[u++] = fs[i];
 	nf = u;
-	if (name && add_pieces(bin, &fs, &nf, &cap, name, ctx)) {
+	if (dw && add_pieces(bin, dw, &fs, &nf, &cap)) {
 		free(fs);
 		return NULL;
 	}
@@ -221,7 +228,7 @@ static const struct pc_sym **touched_funcs(const struct afdo_counts *c,
 }
 
 int afdo_sweep_filled(const struct afdo_counts *c, struct pc_dso *bin,
-		      const char *(*name)(void *ctx, uint64_t addr),
+		      struct pc_dwarf *dw,
 		      int (*insn)(void *ctx, uint64_t addr, uint64_t n, unsigned int len),
 		      void *ctx, const struct pc_sym ***funcs, size_t *nfuncs)
 {
@@ -232,7 +239,7 @@ int afdo_sweep_filled(const struct afdo_counts *c, struct pc_dso *bin,
 
 	if (afdo_sweep(c, bin, insn, ctx, &spans, &nspans))
 		return -1;
-	fs = touched_funcs(c, bin, name, ctx, &nf);
+	fs = touched_funcs(c, bin, dw, &nf);
 	if (!fs) {
 		free(spans);
 		return -1;

@@ -29,14 +29,15 @@ int afdo_sweep(const struct afdo_counts *c, const struct pc_dso *bin,
  * 0, length) of every other instruction of each function a range starts
  * in: a compiler takes an explicit 0 for code that did not run, and an
  * absent line for code it knows nothing of, so llvm-profgen and
- * create_gcov fill the functions they saw so. With NAME (the name DWARF
- * gives the function at an address, or NULL), the pieces of those
- * functions too (their f.cold, f.part.0). With FUNCS, the functions
+ * create_gcov fill the functions they saw so. With DW (BIN's DWARF, or
+ * NULL), the pieces of those functions too (their f.cold, f.part.0, which
+ * DWARF names alike). With FUNCS, the functions
  * filled (sorted by start) go to a new array *FUNCS of *NFUNCS. 0, or -1
  * when out of memory or INSN returned non-zero.
  */
+struct pc_dwarf;
 int afdo_sweep_filled(const struct afdo_counts *c, struct pc_dso *bin,
-		      const char *(*name)(void *ctx, uint64_t addr),
+		      struct pc_dwarf *dw,
 		      int (*insn)(void *ctx, uint64_t addr, uint64_t n, unsigned int len),
 		      void *ctx, const struct pc_sym ***funcs, size_t *nfuncs);
 

@@ -27,8 +27,8 @@ static bool top_is(const void *ctx, size_t pos, const void *key)
 	return !strcmp(((struct afdo_inst *const *)ctx)[pos]->name, key);
 }
 
-static struct afdo_inst *top_inst(struct afdo_tree *t, const char *name,
-				  int decl_line)
+struct afdo_inst *afdo_tree_top(struct afdo_tree *t, const char *name,
+				int decl_line)
 {
 	bool added;
 	size_t i = pc_index_get(&t->all_ix, (void **)&t->all, &t->nall, &t->call,
@@ -70,9 +70,8 @@ static bool kid_is(const void *ctx, size_t pos, const void *key)
 	return d->off == k->off && d->discr == k->discr && !strcmp(d->in->name, k->name);
 }
 
-static struct afdo_inst *kid_inst(struct afdo_inst *p, uint32_t off,
-				  uint32_t discr, const char *name,
-				  int decl_line)
+struct afdo_inst *afdo_inst_kid(struct afdo_inst *p, uint32_t off,
+				uint32_t discr, const char *name, int decl_line)
 {
 	struct loc_key k = { off, discr, name };
 	bool added;
@@ -95,7 +94,7 @@ static bool body_is(const void *ctx, size_t pos, const void *key)
 	return b->off == k->off && b->discr == k->discr;
 }
 
-static struct afdo_body *body_at(struct afdo_inst *in, uint32_t off,
+struct afdo_body *afdo_inst_body(struct afdo_inst *in, uint32_t off,
 				 uint32_t discr)
 {
 	struct loc_key k = { off, discr, NULL };
@@ -184,7 +183,7 @@ static uint32_t discr_of(const struct afdo_tree *t, uint32_t d)
 static struct afdo_body *locate(struct afdo_tree *t, const struct pc_frame *f,
 				int nf, struct afdo_inst **leaf, bool *oom)
 {
-	struct afdo_inst *in = top_inst(t, f[0].name, f[0].decl_line);
+	struct afdo_inst *in = afdo_tree_top(t, f[0].name, f[0].decl_line);
 	struct afdo_body *bd;
 	uint32_t off;
 	int k;
@@ -192,7 +191,7 @@ static struct afdo_body *locate(struct afdo_tree *t, const struct pc_frame *f,
 	for (k = 0; in && k + 1 < nf; k++) {
 		if (!line_off(t, &f[k], &off))
 			return NULL;
-		in = kid_inst(in, off, discr_of(t, f[k].discr),
+		in = afdo_inst_kid(in, off, discr_of(t, f[k].discr),
 			      f[k + 1].name, f[k + 1].decl_line);
 	}
 	if (!in) {
@@ -203,7 +202,7 @@ static struct afdo_body *locate(struct afdo_tree *t, const struct pc_frame *f,
 		return NULL;
 	if (leaf)
 		*leaf = in;
-	bd = body_at(in, off, discr_of(t, f[nf - 1].discr));
+	bd = afdo_inst_body(in, off, discr_of(t, f[nf - 1].discr));
 	*oom = !bd;
 	return bd;
 }
@@ -239,16 +238,7 @@ static int add_insn(void *ctx, uint64_t addr, uint64_t n, unsigned int len)
 	return 0;
 }
 
-/* The name DWARF gives the function at ADDR, or NULL. */
-static const char *dwarf_name(void *ctx, uint64_t addr)
-{
-	struct tree_build *b = ctx;
-	struct pc_frame f[PC_MAX_FRAMES];
-
-	return pc_dwarf_frames(b->s, addr, f, PC_MAX_FRAMES) > 0 ? f[0].name : NULL;
-}
-
-static struct afdo_tgt *tgt_of(struct afdo_tree *t, struct afdo_body *bd,
+struct afdo_tgt *afdo_body_tgt(struct afdo_tree *t, struct afdo_body *bd,
 			       const char *name)
 {
 	struct afdo_tgt *v;
@@ -286,7 +276,7 @@ static struct afdo_inst *callee_of(struct tree_build *b, struct pc_dso *bin,
 	if (nc <= 0)
 		return NULL;
 	*name = callee[0].name;
-	top = top_inst(b->t, *name, callee[0].decl_line);
+	top = afdo_tree_top(b->t, *name, callee[0].decl_line);
 	*oom = !top;
 	return top;
 }
@@ -366,7 +356,7 @@ static int add_calls(struct tree_build *b, const struct afdo_counts *c,
 			continue;
 		}
 		bd->indirect |= !call.direct;
-		tg = tgt_of(t, bd, cname);
+		tg = afdo_body_tgt(t, bd, cname);
 		if (!tg)
 			rc = -1;
 		else
@@ -435,11 +425,15 @@ static void sort_inst(struct afdo_inst *in)
 {
 	size_t i;
 
+	/* qsort() may not be given the NULL of an array never grown */
 	for (i = 0; i < in->nbody; i++)
-		qsort(in->body[i].tgts, in->body[i].ntgts, sizeof(*in->body[i].tgts),
-		      cmp_tgt);
-	qsort(in->body, in->nbody, sizeof(*in->body), cmp_body);
-	qsort(in->kids, in->nkids, sizeof(*in->kids), cmp_kid);
+		if (in->body[i].ntgts > 1)
+			qsort(in->body[i].tgts, in->body[i].ntgts,
+			      sizeof(*in->body[i].tgts), cmp_tgt);
+	if (in->nbody > 1)
+		qsort(in->body, in->nbody, sizeof(*in->body), cmp_body);
+	if (in->nkids > 1)
+		qsort(in->kids, in->nkids, sizeof(*in->kids), cmp_kid);
 	pc_index_free(&in->body_ix);
 	pc_index_free(&in->kid_ix);
 	for (i = 0; i < in->nkids; i++)
@@ -475,7 +469,6 @@ int afdo_tree_build(struct afdo_tree *t, enum afdo_tree_kind kind,
 		    const struct afdo_input *in, char *err, size_t errlen)
 {
 	struct tree_build b = { .t = t };
-	size_t i;
 
 	memset(t, 0, sizeof(*t));
 	t->kind = kind;
@@ -493,28 +486,34 @@ int afdo_tree_build(struct afdo_tree *t, enum afdo_tree_kind kind,
 			       pc_dwarf_gcc_major(b.s);
 		t->nodiscr = t->gcc_version < 13;
 	}
-	if (afdo_sweep_filled(in->counts, in->bin, dwarf_name, add_insn, &b,
-			      NULL, NULL) ||
+	if (afdo_sweep_filled(in->counts, in->bin, b.s, add_insn, &b, NULL, NULL) ||
 	    add_calls(&b, in->counts, in->bin) ||
-	    add_heads(&b, in->counts, in->bin))
-		goto oom;
+	    add_heads(&b, in->counts, in->bin) || afdo_tree_finish(t)) {
+		afdo_tree_free(t);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int afdo_tree_finish(struct afdo_tree *t)
+{
+	size_t i;
+
 	t->top = malloc((t->nall + 1) * sizeof(*t->top));
 	if (!t->top)
-		goto oom;
+		return -1;
 	for (i = 0; i < t->nall; i++) {
 		struct afdo_inst *top = t->all[i];
 
-		compute_total(top, kind == AFDO_TREE_LLVM, true);
+		compute_total(top, t->kind != AFDO_TREE_GCC, true);
 		sort_inst(top);
-		if (top->total || top->head)
+		/* llvm-profgen writes every function a probe gave a count, 0 too */
+		if (top->total || top->head || t->kind == AFDO_TREE_PROBE)
 			t->top[t->ntop++] = top;
 	}
 	qsort(t->top, t->ntop, sizeof(*t->top), cmp_top);
 	return 0;
-oom:
-	afdo_tree_free(t);
-	snprintf(err, errlen, "out of memory");
-	return -1;
 }
 
 void afdo_tree_free(struct afdo_tree *t)

@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * perf-ctr aggregate: the tree of function instances (tree.c) the
- * symbolized writers (llvm-text.c, gcov.c) write out.
+ * symbolized writers (llvm-text.c, gcov.c, llvm-probe.c) write out.
  *
  *   range counts -> count of every instruction (sweep.c)
  *   instruction  -> inline stack (DWARF) -> body count of a line offset
  *                   in the innermost instance (max over its instructions)
  *   call branch  -> call target count at the call's location, and the
  *                   head count of the callee entered at its first byte
+ *
+ * or, of a binary with pseudo probes (llvm-probe.c):
+ *
+ *   instruction  -> the probes at its address -> body count of a probe
+ *                   in the instance of its inline context (the sum)
+ *   call branch  -> call target count at the call probe at its source
  *
  * Once built, everything in it is sorted as the writers write it.
  */
@@ -41,7 +47,9 @@ struct afdo_inst {
 	const char *name;
 	int decl_line;
 	uint64_t head, total;
-	uint64_t insn_sum;		/* count x size of its own instructions */
+	uint64_t insn_sum;		/* count x size of its own instructions; */
+					/* probes: the sum of its own probes' counts */
+	uint64_t hash;			/* probes: the CFG checksum of its function */
 	struct afdo_body *body;		/* by (off, discr) */
 	size_t nbody, cbody;
 	struct pc_index body_ix;
@@ -53,6 +61,7 @@ struct afdo_inst {
 enum afdo_tree_kind {
 	AFDO_TREE_LLVM,		/* llvm-profgen's numbers, base discriminators */
 	AFDO_TREE_GCC,		/* GCC's, discriminators from GCC 13 on */
+	AFDO_TREE_PROBE,	/* llvm-profgen's of pseudo probes (llvm-probe.c) */
 };
 
 struct afdo_tree {
@@ -76,5 +85,33 @@ struct afdo_tree {
 int afdo_tree_build(struct afdo_tree *t, enum afdo_tree_kind kind,
 		    const struct afdo_input *in, char *err, size_t errlen);
 void afdo_tree_free(struct afdo_tree *t);
+
+/*
+ * What a builder of another kind of tree (llvm-probe.c) adds its counts
+ * with, each creating what is not there yet (zeroed), NULL when out of
+ * memory. It starts from a zeroed tree of its kind and ends with
+ * afdo_tree_finish().
+ */
+/* The top-level instance of the function NAME. */
+struct afdo_inst *afdo_tree_top(struct afdo_tree *t, const char *name,
+				int decl_line);
+/* The instance of NAME inlined into P at location (OFF, DISCR). */
+struct afdo_inst *afdo_inst_kid(struct afdo_inst *p, uint32_t off,
+				uint32_t discr, const char *name, int decl_line);
+/* The body count of IN at location (OFF, DISCR). */
+struct afdo_body *afdo_inst_body(struct afdo_inst *in, uint32_t off,
+				 uint32_t discr);
+/* The call target NAME at BD (NAME must live as long as T). */
+struct afdo_tgt *afdo_body_tgt(struct afdo_tree *t, struct afdo_body *bd,
+			       const char *name);
+/*
+ * After the last count: the totals (LLVM's: its own plus its inlinees'),
+ * everything sorted, and the top-level instances to write. 0, or -1 when
+ * out of memory (then afdo_tree_free() it).
+ */
+int afdo_tree_finish(struct afdo_tree *t);
+
+/* Write T as LLVM's sample profile text (llvm-text.c). */
+void afdo_llvm_text_tree(FILE *f, const struct afdo_tree *t);
 
 #endif

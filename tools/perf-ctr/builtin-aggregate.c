@@ -897,7 +897,7 @@ int cmd_aggregate(int argc, char **argv)
 	if (!rc && notes.gcc && pc_verbose)
 		fprintf(stderr, "perf-ctr aggregate: GCC %d profile: %s discriminators\n",
 			notes.gcc_version, notes.discriminators ? "with" : "without");
-	if (!rc && bin->dwarf) {
+	if (!rc && bin->dwarf && !notes.probes) {
 		const char *cu, *why;
 		size_t bad = pc_dwarf_bad_lines(bin->dwarf, &cu, &why);
 

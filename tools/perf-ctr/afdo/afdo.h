@@ -8,7 +8,9 @@
  *   sweep.c      range counts to a count of every instruction
  *   tree.c       instructions and calls to the tree of inlined function
  *                instances (DWARF) of the symbolized formats
- *   raw.c, llvm-text.c, gcov.c, lines.c: one writer per format
+ *   llvm-probe.c pseudo probes (util/probe.h) and counts to the tree of
+ *                a probe-based profile
+ *   raw.c, llvm-text.c, llvm-probe.c, gcov.c, lines.c: one writer per format
  *   format.c     the table of formats: name, default output, writer
  *
  * The binary is a DSO of util/ (dso.h), as every file is. Nothing here
@@ -201,6 +203,7 @@ struct afdo_notes {
 	int gcc_version;		/* ...for this GCC (0: unknown) */
 	bool discriminators;		/* ...with discriminators */
 	uint64_t skipped_lines;		/* line 0, or 2^16 lines from the function's */
+	bool probes;			/* of pseudo probes: no source line in it */
 	char err[512];			/* why the writer failed */
 };
 

@@ -11,6 +11,8 @@ const struct afdo_format afdo_formats[] = {
 	  "-", afdo_write_llvm_unsym, false },
 	{ "llvm-text", "LLVM sample profile text, clang -fprofile-sample-use (stdout)",
 	  "-", afdo_write_llvm_text, false },
+	{ "llvm-probe", "LLVM text of pseudo probes (-fpseudo-probe-for-profiling; stdout)",
+	  "-", afdo_write_llvm_probe, false },
 	{ "gcov", "GCC >= 12 -fauto-profile file (default -o fbdata.afdo)",
 	  "fbdata.afdo", afdo_write_gcov, false },
 	{ "lines", "'file:line count' of each source line (to compare with gcov)",

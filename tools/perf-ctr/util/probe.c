@@ -170,7 +170,8 @@ static int read_descs(struct pc_probes *pp, struct rd *r)
 		pp->names[used++] = 0;
 		r->p += len;
 	}
-	qsort(pp->descs, pp->ndescs, sizeof(*pp->descs), cmp_desc);
+	if (pp->ndescs)
+		qsort(pp->descs, pp->ndescs, sizeof(*pp->descs), cmp_desc);
 	return 0;
 }
 
@@ -351,7 +352,7 @@ static int read_probes(struct pc_dso *d, struct pc_probes *pp, const void *data,
 	while (x.r.p < x.r.end && !rc)
 		rc = read_node(&x, PC_PROBE_TOP, 0);
 	free(x.starts);
-	if (!rc)
+	if (!rc && pp->nprobes)
 		qsort(pp->probes, pp->nprobes, sizeof(*pp->probes), cmp_probe);
 	return rc;
 }

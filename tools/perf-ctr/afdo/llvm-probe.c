@@ -72,13 +72,13 @@ static int cmp_guid(const void *x, const void *y)
 	return pc_cmp_u64(*(const uint64_t *)x, *(const uint64_t *)y);
 }
 
-/* Add the GUID of the name of the function at ADDR, if there is one. */
-static void add_guid(struct pc_dso *bin, uint64_t addr, uint64_t *g, size_t *n)
+/* Mark the function at ADDR, if there is one. */
+static void touch(struct pc_dso *bin, uint64_t addr, bool *touched)
 {
 	const struct pc_sym *s = pc_dso_sym(bin, addr);
 
 	if (s)
-		g[(*n)++] = pc_md5_guid(s->name, strlen(s->name));
+		touched[s - bin->syms] = true;
 }
 
 /*
@@ -90,23 +90,33 @@ static int keep_profiled(struct probe_build *b, const struct afdo_counts *c,
 			 const struct pc_sym **fs, size_t nf)
 {
 	const struct pc_probe_node *nodes = b->pp->nodes;
+	const struct pc_dso *bin = b->bin;
+	bool *touched = calloc(bin->nr_syms + 1, sizeof(*touched));
+	uint64_t *g = malloc((bin->nr_syms + 1) * sizeof(*g));
 	size_t n = 0, i;
-	uint64_t *g = malloc((nf + 2 * c->branches.used + 1) * sizeof(*g));
 
-	if (!g)
+	if (!touched || !g) {
+		free(touched);
+		free(g);
 		return -1;
+	}
 	for (i = 0; i < nf; i++)
-		g[n++] = pc_md5_guid(fs[i]->name, strlen(fs[i]->name));
+		touched[fs[i] - bin->syms] = true;
 	for (i = 0; i <= c->branches.mask; i++) {
 		if (!c->branches.t[i].tag)
 			continue;
-		add_guid(b->bin, c->branches.t[i].a, g, &n);
-		add_guid(b->bin, c->branches.t[i].b, g, &n);
+		touch(b->bin, c->branches.t[i].a, touched);
+		touch(b->bin, c->branches.t[i].b, touched);
 	}
+	/* the GUID of each touched function's name, once */
+	for (i = 0; i < bin->nr_syms; i++)
+		if (touched[i])
+			g[n++] = pc_md5_guid(bin->syms[i].name, strlen(bin->syms[i].name));
 	qsort(g, n, sizeof(*g), cmp_guid);
 	for (i = 0; i < b->pp->nnodes; i++)
 		b->kept[i] = bsearch(&nodes[nodes[i].top].guid, g, n, sizeof(*g),
 				     cmp_guid);
+	free(touched);
 	free(g);
 	return 0;
 }

@@ -496,6 +496,33 @@ int afdo_tree_build(struct afdo_tree *t, enum afdo_tree_kind kind,
 	return 0;
 }
 
+/*
+ * C++ compilers give the initializers of every translation unit one name
+ * (__cxx_global_var_init, __tls_init, numbered copies of them): their
+ * profile would mislead, and llvm-profgen leaves it out, where they are
+ * inlined too. The totals that counted them stay as they are.
+ */
+static bool llvm_ambiguous(const char *name)
+{
+	return !strncmp(name, "__cxx_global_var_init", 21) ||
+	       !strncmp(name, "__tls_init", 10);
+}
+
+static void drop_ambiguous(struct afdo_inst *in)
+{
+	size_t i, k;
+
+	for (i = k = 0; i < in->nkids; i++) {
+		if (llvm_ambiguous(in->kids[i].in->name)) {
+			free_inst(in->kids[i].in);
+			continue;
+		}
+		drop_ambiguous(in->kids[i].in);
+		in->kids[k++] = in->kids[i];
+	}
+	in->nkids = k;
+}
+
 int afdo_tree_finish(struct afdo_tree *t)
 {
 	size_t i;
@@ -508,6 +535,11 @@ int afdo_tree_finish(struct afdo_tree *t)
 
 		compute_total(top, t->kind != AFDO_TREE_GCC, true);
 		sort_inst(top);
+		if (t->kind != AFDO_TREE_GCC) {
+			drop_ambiguous(top);
+			if (llvm_ambiguous(top->name))
+				continue;
+		}
 		/* llvm-profgen writes every function a probe gave a count, 0 too */
 		if (top->total || top->head || t->kind == AFDO_TREE_PROBE)
 			t->top[t->ntop++] = top;

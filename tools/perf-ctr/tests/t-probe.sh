@@ -9,6 +9,8 @@
 #   probe-vs-llvm-profgen          the same profile, byte for byte
 #   probe-llvm-profdata            llvm-profdata 19 reads it
 #   probe-clang-sample-use         clang 19 -fprofile-sample-use takes it
+#   probe-cxx-vs-llvm-profgen      the same for C++ initializers, whose
+#                                  profiles llvm-profgen leaves out
 #   probe-edited-vs-llvm-profgen   the same with what clang 19 emits none
 #                                  of for RISC-V: call probes, a sentinel,
 #                                  an inline site of index 0
@@ -41,7 +43,7 @@ fi
 
 # --- the tools of the trixie root ---------------------------------------------
 profgen=/usr/lib/llvm-19/bin/llvm-profgen
-names="probe-vs-llvm-profgen probe-llvm-profdata probe-clang-sample-use probe-edited-vs-llvm-profgen probe-malformed probe-none"
+names="probe-vs-llvm-profgen probe-llvm-profdata probe-clang-sample-use probe-cxx-vs-llvm-profgen probe-edited-vs-llvm-profgen probe-malformed probe-none"
 why=
 if [ "$(id -u)" != 0 ] || [ ! -x "$ROOT/usr/bin/clang-19" ]; then
 	why="no clang-19 in $ROOT (scripts/setup-afdo.sh) or not root"
@@ -56,7 +58,7 @@ if [ -n "$why" ]; then
 fi
 rtmp=$(mktemp -d "$ROOT/tmp/t-probe.XXXXXX")
 trap 'rm -rf "$tmp" "$rtmp"' EXIT
-cp "$fix/probe.c" "$rtmp/"
+cp "$fix/probe.c" "$fix/probe-init.cpp" "$rtmp/"
 rcc() { in_root sh -c "cd ${rtmp#"$ROOT"} && $*"; }
 
 if ! rcc clang-19 --target=riscv64-linux-gnu -O2 -g -fpseudo-probe-for-profiling \
@@ -101,6 +103,18 @@ if rcc clang-19 --target=riscv64-linux-gnu -O2 -g -fpseudo-probe-for-profiling \
 else
 	cat use.out >&2
 	fail probe-clang-sample-use
+fi
+
+# The initializers run once, inlined into _GLOBAL__sub_I_probe_init.cpp.
+if rcc clang-19 --target=riscv64-linux-gnu -O1 -g -fpseudo-probe-for-profiling \
+	-fuse-ld=lld -o probe-init probe-init.cpp && cp "$rtmp/probe-init" . &&
+   profgen init probe-init && diff -u init.pg init.prof >&2 &&
+   grep -q '^_GLOBAL__sub_I_probe_init.cpp:[1-9]' init.prof &&
+   ! grep -q '__cxx_global_var_init' init.prof; then
+	pass probe-cxx-vs-llvm-profgen
+else
+	cat init.pg.err >&2 2>/dev/null
+	fail probe-cxx-vs-llvm-profgen
 fi
 
 # --- what clang 19 emits none of for RISC-V -----------------------------------

@@ -41,23 +41,22 @@ class Reader:
         self.p += 8
         return struct.unpack_from('<Q', self.d, self.p - 8)[0]
 
-    def uleb(self):
+    def leb(self):
+        """A LEB128 number's bits, how many, and its last byte."""
         v = s = 0
         while True:
             b = self.u8()
             v |= (b & 0x7f) << s
             s += 7
             if not b & 0x80:
-                return v
+                return v, s, b
+
+    def uleb(self):
+        return self.leb()[0]
 
     def sleb(self):
-        v = s = 0
-        while True:
-            b = self.u8()
-            v |= (b & 0x7f) << s
-            s += 7
-            if not b & 0x80:
-                return v - (1 << s) if b & 0x40 else v
+        v, s, b = self.leb()
+        return v - (1 << s) if b & 0x40 else v
 
 
 def decode(data, starts):

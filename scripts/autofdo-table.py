@@ -66,7 +66,9 @@ def parse_agg(path):
 # variant prefix, row label of the per-recording table, compiler suffix
 KINDS = (('afdo', 'AutoFDO (perf-ctr)', ''),
          ('afdowin', 'AutoFDO (perf-ctr, window)', ', --weight window'),
-         ('profgen', 'AutoFDO (llvm-profgen)', ', llvm-profgen'))
+         ('profgen', 'AutoFDO (llvm-profgen)', ', llvm-profgen'),
+         ('cs', 'CSSPGO (perf-ctr)', ', CSSPGO'),
+         ('profgencs', 'CSSPGO (llvm-profgen)', ', CSSPGO llvm-profgen'))
 
 
 def parse_overlap(path):
@@ -278,10 +280,10 @@ def main():
         out.append('')
         out.append('The same binaries on the training inputs (where the profiles were taken):')
         out.append('')
-        out.append('| program | compiler | -O2 | FDO | AutoFDO median (perf-ctr) | of FDO '
-                   '| AutoFDO median (perf-ctr, window) | of FDO '
-                   '| AutoFDO median (llvm-profgen) | of FDO |')
-        out.append('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|')
+        out.append('| program | compiler | -O2 | FDO | ' +
+                   ' | '.join(f'{label.replace(" (", " median (", 1)} | of FDO'
+                              for _, label, _ in KINDS) + ' |')
+        out.append('|---|---|---:|---:|' + '---:|---:|' * len(KINDS))
         for prog, cc in progs:
             base = total((prog, cc, 'base'), True)
             fdo = total((prog, cc, 'fdo'), True)

@@ -25,6 +25,17 @@
 # perf-ctr aggregate -f llvm-text), afdowin-P (--weight window) and
 # profgen-P (llvm-profgen 19 on perf-ctr script's text of the same
 # recording).
+# And with clang 19 from the trixie root (AFDO_CLANG19=0 leaves it out),
+# the pseudo-probe path (CSSPGO): base is built with
+# -fpseudo-probe-for-profiling, frame pointers and -mno-relax (clang 19
+# computes probe addresses before lld's relaxation moves code), and is
+# recorded with call chains beside the branch stacks (--call-graph fp);
+# instr and fdo as clang 14's, with Debian's riscv64 profile runtime;
+# afdo-P from perf-ctr aggregate -f llvm-probe (probes, no contexts),
+# profgen-P from llvm-profgen 19 on the branch stacks alone (the same
+# kind of profile), cs-P from perf-ctr aggregate -f llvm-cs (contexts
+# from each sample's call chain) and profgencs-P from llvm-profgen 19 on
+# perf 7.3's script of the call chains and branch stacks.
 # Round 1 boots the -icount CTR guest once per compiler: perf record -b
 # of base on the training inputs at each period, instr writing its
 # profile and (GCC) cov its .gcda files. Round 2 boots it again: perf stat -e instructions:u of every
@@ -56,11 +67,12 @@ PERIODS=${AFDO_PERIODS:-50021 70001 100003 140009 199999}
 # AFDO_INSAMPLE=0.
 SETS="measure train"
 [ "${AFDO_INSAMPLE:-1}" = 1 ] || SETS=measure
-PROGS="bzip2 lua duk"
+PROGS=${AFDO_PROGS:-bzip2 lua duk}
 PC=$TOP/out/perf-ctr/perf-ctr
 GCC=${CROSS}gcc
 GCC14=/usr/bin/${CROSS}gcc-14	# in the trixie root
 CLANG=clang-14
+CLANG19=/usr/bin/clang-19	# in the trixie root
 SRC_LIST=/etc/apt/sources.list.d/ctr-autofdo-src.sources
 T0=$(date +%s)
 
@@ -169,6 +181,7 @@ build() {
 	gcc) compiler=("$GCC") ;;
 	gcc14) compiler=(chroot "$ROOT" "$GCC14") ;;
 	clang) compiler=("$CLANG" --target=riscv64-linux-gnu) ;;
+	clang19) compiler=(chroot "$ROOT" "$CLANG19" --target=riscv64-linux-gnu -fuse-ld=lld) ;;
 	esac
 	key=$( {
 		echo "${compiler[*]} $* | ${LDEXTRA[*]}"; "${compiler[@]}" --version | head -1
@@ -393,13 +406,16 @@ for p in $PROGS; do
 	build gcc "$p" cov $O2 --coverage -fprofile-update=single
 done
 
-# GCC 14 runs in the trixie root, which sees $W at the same path.
+# GCC 14 and clang 19 run in the trixie root, which sees $W at the same path.
+root_bind() {
+	mountpoint -q "$ROOT$W" && return
+	mkdir -p "$ROOT$W"
+	mount --bind "$W" "$ROOT$W" || die "cannot bind $W into $ROOT"
+	trap 'umount "$ROOT$W" 2>/dev/null || true' EXIT
+}
 GCCS=gcc
 if [ "${AFDO_GCC14:-1}" = 1 ] && [ "$(id -u)" = 0 ] && [ -x "$ROOT$GCC14" ]; then
-	mkdir -p "$ROOT$W"
-	mountpoint -q "$ROOT$W" || mount --bind "$W" "$ROOT$W" ||
-		die "cannot bind $W into $ROOT"
-	trap 'umount "$ROOT$W" 2>/dev/null || true' EXIT
+	root_bind
 	GCCS="gcc gcc14"
 	for p in $PROGS; do
 		DEPS=()
@@ -427,6 +443,20 @@ if [ "${AFDO_CLANG:-1}" = 1 ] && command -v "$CLANG" >/dev/null; then
 			LDEXTRA=()
 		fi
 	done
+fi
+# clang 19: probes, frame pointers for the call chains, no relaxation.
+CL19_BASE="-O2 -gline-tables-only -fdebug-info-for-profiling -fpseudo-probe-for-profiling -mno-relax -fno-omit-frame-pointer"
+CL19_RT=/usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.profile-riscv64.a
+if [ "${AFDO_CLANG19:-1}" = 1 ] && [ "$(id -u)" = 0 ] && [ -x "$ROOT$CLANG19" ] &&
+	[ -f "$ROOT$CL19_RT" ]; then
+	root_bind
+	COMPILERS="$COMPILERS clang19"
+	for p in $PROGS; do
+		build clang19 "$p" base $CL19_BASE
+		build clang19 "$p" instr -O2 -g0 -mno-relax -fno-omit-frame-pointer -fprofile-generate
+	done
+else
+	say "no clang 19 with a riscv64 profile runtime in $ROOT (scripts/setup-afdo.sh) or not root: no clang19 rows"
 fi
 have() {	# PROG CC VARIANT: was it built
 	[ -x "$W/build/$1-$2-$3/$1" ]
@@ -467,6 +497,31 @@ cov_json() {
 		>"$W/prof/cov-$p.json" 2>"$d/gcov.log") ||
 		{ tail -5 "$d/gcov.log" >&2; say "$GCOV failed on $p-gcc-cov"; return 1; }
 }
+# probe_profiles PROG BINARY F: the clang19 profiles of recording F.data
+# (call chains and branch stacks) of BINARY: F.prof perf-ctr's probe
+# profile, F.pg.prof llvm-profgen's of the branch stacks alone, F.cs.prof
+# perf-ctr's context-sensitive one, F.pgcs.prof llvm-profgen's of the
+# call chains and branch stacks (perf 7.3's script: perf-ctr script
+# writes no call chains). A profile that cannot be made is left out and
+# said; its row is missing from the table.
+probe_profiles() {
+	local p=$1 bin=$2 f=$3
+	"$PC" aggregate -v -i "$f.data" --binary "$bin" -f llvm-probe -o "$f.prof" \
+		2>"$f.agg" || { cat "$f.agg" >&2; die "perf-ctr aggregate -f llvm-probe of $f.data failed"; }
+	"$PC" aggregate -i "$f.data" --binary "$bin" -f llvm-cs -o "$f.cs.prof" \
+		2>"$f.cs.agg" || { rm -f "$f.cs.prof"; say "no perf-ctr CS profile of $f.data: $(tail -1 "$f.cs.agg")"; }
+	[ -x "$PROFGEN" ] || return 0
+	"$PC" script -i "$f.data" -F ip,brstack -o "$f.script"
+	root_exec /usr/lib/llvm-19/bin/llvm-profgen --perfscript="$f.script" \
+		--binary="$bin" --format=text --output="$f.pg.prof" >"$f.pg.log" 2>&1 ||
+		{ rm -f "$f.pg.prof"; tail -5 "$f.pg.log" >&2; say "llvm-profgen failed on $f.data"; }
+	"${ROOT_LOADER[@]}" "$ROOT/usr/bin/perf" script -i "$f.data" -F ip,brstack \
+		--show-mmap-events >"$f.script" 2>/dev/null &&
+	root_exec /usr/lib/llvm-19/bin/llvm-profgen --perfscript="$f.script" \
+		--binary="$bin" --format=text --output="$f.pgcs.prof" >"$f.pgcs.log" 2>&1 ||
+		{ rm -f "$f.pgcs.prof"; tail -5 "$f.pgcs.log" >&2; say "llvm-profgen (CS) failed on $f.data"; }
+	rm -f "$f.script"
+}
 rm -rf "$W/prof"
 mkdir -p "$W/prof"
 : >"$W/prof/overlap.txt"
@@ -478,6 +533,10 @@ for p in $PROGS; do
 		for per in $PERIODS; do
 			f=$W/prof/$p-$cc-$per
 			gzip -dc "$W/round1-$cc/files/rec-$p-$cc-$per.data.gz" >"$f.data"
+			if [ "$cc" = clang19 ]; then
+				probe_profiles "$p" "$base" "$f"
+				continue
+			fi
 			for wt in $WEIGHTS; do
 				g=$f$(wsuf "$wt")
 				case $cc in
@@ -514,10 +573,12 @@ for p in $PROGS; do
 		[ -f "$W/round1-$cc/files/instr-$p-$cc.cpio" ] || continue
 		mkdir -p "$W/prof/instr-$p-$cc"
 		(cd "$W/prof/instr-$p-$cc" && cpio -id --quiet <"$W/round1-$cc/files/instr-$p-$cc.cpio")
-		if [ "$cc" = clang ]; then
-			llvm-profdata-14 merge -o "$W/prof/$p-clang.profdata" \
-				"$W/prof/instr-$p-$cc"/*.profraw
-		fi
+		case $cc in
+		clang) llvm-profdata-14 merge -o "$W/prof/$p-clang.profdata" \
+				"$W/prof/instr-$p-$cc"/*.profraw ;;
+		clang19) in_root /usr/lib/llvm-19/bin/llvm-profdata merge \
+				-o "$W/prof/$p-clang19.profdata" "$W/prof/instr-$p-$cc"/*.profraw ;;
+		esac
 	done
 done
 
@@ -541,28 +602,30 @@ for p in $PROGS; do
 			plan2+=("$p $cc afdowin-$per")
 		done
 	done
-	case " $COMPILERS " in *" clang "*) ;; *) continue ;; esac
-	plan2+=("$p clang base")
-	if [ -f "$W/prof/$p-clang.profdata" ]; then
-		DEPS=("$W/prof/$p-clang.profdata")
-		build clang "$p" fdo $CL_BASE -fprofile-use="$W/prof/$p-clang.profdata" \
-			-Wno-profile-instr-unprofiled
-		plan2+=("$p clang fdo")
-	fi
-	for per in $PERIODS; do
-		DEPS=("$W/prof/$p-clang-$per.prof")
-		build clang "$p" "afdo-$per" $CL_BASE -fprofile-sample-use="$W/prof/$p-clang-$per.prof"
-		plan2+=("$p clang afdo-$per")
-		if [ -f "$W/prof/$p-clang-$per.window.prof" ]; then
-			DEPS=("$W/prof/$p-clang-$per.window.prof")
-			build clang "$p" "afdowin-$per" $CL_BASE \
-				-fprofile-sample-use="$W/prof/$p-clang-$per.window.prof"
-			plan2+=("$p clang afdowin-$per")
+	# clang's variants, each built with the profile of that name
+	# (afdo: .prof, afdowin: .window.prof, ...) where there is one.
+	for cc in clang clang19; do
+		case " $COMPILERS " in *" $cc "*) ;; *) continue ;; esac
+		flags=$CL_BASE
+		[ "$cc" = clang ] || flags=$CL19_BASE
+		plan2+=("$p $cc base")
+		if [ -f "$W/prof/$p-$cc.profdata" ]; then
+			DEPS=("$W/prof/$p-$cc.profdata")
+			# shellcheck disable=SC2086
+			build "$cc" "$p" fdo $flags -fprofile-use="$W/prof/$p-$cc.profdata" \
+				-Wno-profile-instr-unprofiled
+			plan2+=("$p $cc fdo")
 		fi
-		[ -s "$W/prof/$p-clang-$per.pg.prof" ] || continue
-		DEPS=("$W/prof/$p-clang-$per.pg.prof")
-		build clang "$p" "profgen-$per" $CL_BASE -fprofile-sample-use="$W/prof/$p-clang-$per.pg.prof"
-		plan2+=("$p clang profgen-$per")
+		for per in $PERIODS; do
+			for vs in afdo: afdowin:.window profgen:.pg cs:.cs profgencs:.pgcs; do
+				v=${vs%%:*} prof=$W/prof/$p-$cc-$per${vs#*:}.prof
+				[ -s "$prof" ] || continue
+				DEPS=("$prof")
+				# shellcheck disable=SC2086
+				build "$cc" "$p" "$v-$per" $flags -fprofile-sample-use="$prof"
+				plan2+=("$p $cc $v-$per")
+			done
+		done
 	done
 done
 DEPS=()

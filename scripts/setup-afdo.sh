@@ -44,8 +44,9 @@ host_pkgs() {
 
 # llvm-profgen (LLVM >= 19) lives in the trixie root and runs through its
 # loader (root_exec), like QEMU; so do the newer compilers the profiles are
-# tested with (riscv64 GCC 14, clang 19), run there with in_root.
-ROOT_PKGS="llvm-19 clang-19 gcc-14-riscv64-linux-gnu libc6-dev-riscv64-cross"
+# tested with (riscv64 GCC 14, clang 19), run there with in_root; clang
+# 19's instrumented riscv64 binaries link Debian's riscv64 profile runtime.
+ROOT_PKGS="llvm-19 clang-19 gcc-14-riscv64-linux-gnu libc6-dev-riscv64-cross libclang-rt-19-dev:riscv64"
 
 root_llvm() {
 	[ "$(cat "$CTR_CACHE/.stamp-afdo-root" 2>/dev/null)" = "$ROOT_PKGS" ] && return 0

@@ -29,8 +29,10 @@ BIN=$QEMU_CTR/bin
 BUILD_PKGS="gcc make ninja-build meson pkgconf python3 python3-venv
 	python3-pycotap libglib2.0-dev zlib1g-dev libfdt-dev libpixman-1-dev
 	flex bison dpkg-dev"
+# TCG plugins: make autofdo counts each instruction of a program exactly
+# (tools/insn-count) to measure its profiles against.
 CONFIGURE=(--target-list=riscv64-softmmu --without-default-features
-	--enable-tcg --enable-fdt=system --disable-docs --disable-tools
+	--enable-tcg --enable-plugins --enable-fdt=system --disable-docs --disable-tools
 	--disable-user --disable-download --disable-install-blobs
 	--disable-werror --prefix=/usr)
 
@@ -134,13 +136,15 @@ build() {
 		git -C "$SRC" "${git_id[@]}" am -q "$TOP/qemu/patches/$p" ||
 			die "qemu/patches/$p does not apply to qemu $(base_version)"
 	done <"$SERIES"
-	if [ ! -f "$BUILD/build.ninja" ]; then
+	if [ ! -f "$BUILD/build.ninja" ] ||
+		[ "$(cat "$BUILD/.configure" 2>/dev/null)" != "${CONFIGURE[*]}" ]; then
 		say "configuring QEMU (riscv64-softmmu)"
 		rm -rf "$BUILD"
 		mkdir -p "$BUILD"
 		in_root sh -c "export HOME=/root; cd /${BUILD#"$ROOT"/} && ../src/configure ${CONFIGURE[*]}" \
 			>"$QEMU_CTR/configure.log" 2>&1 ||
 			{ tail -20 "$QEMU_CTR/configure.log"; die "QEMU's configure failed"; }
+		echo "${CONFIGURE[*]}" >"$BUILD/.configure"
 	fi
 	say "building qemu-system-riscv64 with the series (about 3 minutes from scratch)"
 	in_root sh -c "export HOME=/root; cd /${BUILD#"$ROOT"/} && ninja -j$JOBS qemu-system-riscv64" \

@@ -173,6 +173,10 @@ def main():
     ap.add_argument('--note', action='append', default=[])
     ap.add_argument('--overlap', help='"PROG CC PERIOD WEIGHT OVERLAP" lines '
                     '(scripts/afdo-overlap.py of each recording)')
+    ap.add_argument('--exact', help='"PROG CC PERIOD WEIGHT OVERLAP" lines '
+                    '(scripts/afdo-exact.py of each recording)')
+    ap.add_argument('--exact-sum', help='"PROG CC INSTRUCTIONS" lines: what '
+                    'each exact run counted of the base binary on the training inputs')
     ap.add_argument('-o', required=True)
     ap.add_argument('--bolt-period', help='the period of the BOLT table')
     ap.add_argument('--bolt-build', help="the BOLT layouts' directories")
@@ -303,14 +307,11 @@ def main():
                            if fdo is not None and fdo != base else 'n/a')
             out.append('| ' + ' | '.join(row) + ' |')
 
-    ov = parse_overlap(a.overlap)
-    if ov:
+    def accuracy(ov, heading):
+        if not ov:
+            return
         out.append('')
-        out.append('Accuracy: the overlap of each recording\'s line counts (`perf-ctr aggregate')
-        out.append('-f lines`: the count of each line\'s most executed instruction) with the')
-        out.append('exact ones of gcov (GCC 12 -O2 --coverage, run on the same training inputs),')
-        out.append('both normalised to sum 1 over (file, line) of the program\'s own sources:')
-        out.append('sum of min(p, q); 1 is a perfect match.')
+        out.extend(heading)
         out.append('')
         out.append('| program | binary | --weight | ' + ' | '.join(periods) + ' | median |')
         out.append('|---|---|---|' + '---:|' * (len(periods) + 1))
@@ -322,6 +323,36 @@ def main():
                 cells = [f'{v[per]:.3f}' if per in v else 'n/a' for per in periods]
                 out.append(f'| {prog} | {cc} -O2 | {weight} | ' + ' | '.join(cells) +
                            f' | {statistics.median(v.values()):.3f} |')
+
+    accuracy(parse_overlap(a.exact), [
+        'Accuracy against the exact counts: the overlap of each recording\'s',
+        'instruction counts (each instruction counted by the ranges of `perf-ctr',
+        'aggregate -f autofdo-text` that cover it) with the exact ones of the same',
+        'binary\'s training run (tools/insn-count, a QEMU plugin counting every',
+        'instruction), both normalised to sum 1 over the binary\'s text: sum of',
+        'min(p, q); 1 is a perfect match.'])
+    # The plugin's counts against perf stat's instructions:u of the same
+    # binary on the same inputs: what it counts is what the hart retired,
+    # but for the instructions that trap and start again.
+    if a.exact_sum and os.path.exists(a.exact_sum):
+        out.append('')
+        for line in open(a.exact_sum):
+            prog, cc, n = line.split()
+            stat = total((prog, cc, 'base'), True)
+            if stat is None:
+                continue
+            diff = (int(n) - stat) / stat
+            out.append(f'{prog} {cc}: the exact run counted {int(n):,} instructions, '
+                       f'perf stat {stat:,} ({100 * diff:+.3f}%).')
+            if abs(diff) > 0.001:
+                problems.append(f'{prog}-{cc}: the exact counts sum to {int(n):,}, '
+                                f'perf stat counted {stat:,}')
+    accuracy(parse_overlap(a.overlap), [
+        'Accuracy against gcov: the overlap of each recording\'s line counts (`perf-ctr',
+        '-f lines`: the count of each line\'s most executed instruction) with the',
+        'exact ones of gcov (GCC 12 -O2 --coverage, run on the same training inputs),',
+        'both normalised to sum 1 over (file, line) of the program\'s own sources:',
+        'sum of min(p, q); 1 is a perfect match.'])
 
     out.append('')
     out.append('Per step:')

@@ -304,7 +304,8 @@ round() {
 	# The QEMU it boots on is an input too: its predictor and counters
 	# make the recordings.
 	key=$( (cd "$st" && find . -type f | sort | xargs sha256sum;
-		sha256sum <"$TOP/scripts/guest/autofdo"; sha256sum <"$QEMU_BIN") |
+		sha256sum <"$TOP/scripts/guest/autofdo"; sha256sum <"$QEMU_BIN"
+		echo "${ROUND_QEMU:-}"; [ -z "${ROUND_KEY:-}" ] || sha256sum <"$ROUND_KEY") |
 		sha256sum | cut -d' ' -f1)
 	if [ -z "${AFDO_FRESH:-}" ] && [ "$(cat "$r/key" 2>/dev/null)" = "$key" ]; then
 		say "round $name: unchanged, results of $(date -r "$r/key" '+%F %T')"
@@ -320,7 +321,7 @@ round() {
 	local t
 	t=$(date +%s)
 	say "round $name: booting the -icount guest ($(du -h "$r/afdo.cpio.gz" | cut -f1) of binaries and inputs)"
-	CTR_INITRD=$r/initrd.cpio.gz "$TOP/scripts/run.sh" --smp 1 \
+	CTR_INITRD=$r/initrd.cpio.gz CTR_QEMU_ARGS=${ROUND_QEMU:-} "$TOP/scripts/run.sh" --smp 1 \
 		--cpu max,smaia=false,ssaia=false --icount --run autofdo \
 		--timeout "${AFDO_TIMEOUT:-3600}" --log "$r/console.log" >/dev/null 2>&1 || true
 	grep -q "^afdo: round $n done" "$r/console.log" ||
@@ -330,6 +331,36 @@ round() {
 		die "round $name: a file did not come back whole"
 	say "round $name: $(($(date +%s) - t)) s, console $(du -h "$r/console.log" | cut -f1)"
 	echo "$key" >"$r/key"
+}
+
+# insn_count: tools/insn-count built in the trixie root against the QEMU
+# plugin API of the QEMU built here, as $INSN_COUNT.
+INSN_COUNT=$W/build/insn-count/insn-count.so
+insn_count() {
+	local d=$W/build/insn-count key
+	key=$(cat "$TOP/tools/insn-count/insn-count.c" "$QEMU_CTR/src/include/qemu/qemu-plugin.h" |
+		sha256sum | cut -d' ' -f1)
+	[ -f "$INSN_COUNT" ] && [ "$(cat "$d/.key" 2>/dev/null)" = "$key" ] && return
+	rm -rf "$d"
+	mkdir -p "$d"
+	cp "$TOP/tools/insn-count/insn-count.c" "$d/"
+	root_bind
+	in_root sh -c "cd $d && gcc -O2 -shared -fPIC -Wall -Wextra -Wno-unused-parameter -Werror \
+		\$(pkg-config --cflags glib-2.0) -I/${QEMU_CTR#"$ROOT"/}/src/include/qemu \
+		-o insn-count.so insn-count.c" || die "tools/insn-count did not build"
+	echo "$key" >"$d/.key"
+}
+
+# exact PROG CC: round exact-PROG-CC runs PROG-CC-base once on the
+# training inputs under tools/insn-count; its counts of the binary's
+# text are $W/roundexact-PROG-CC/counts.txt.
+exact() {
+	local p=$1 cc=$2 r=$W/roundexact-$1-$2
+	[ -s "$r/counts.txt" ] || rm -f "$r/key"
+	mkdir -p "$r"
+	ROUND_KEY=$INSN_COUNT ROUND_QEMU="-plugin $INSN_COUNT,bin=$W/build/$p-$cc-base/$p,out=$r/counts.txt" \
+		round "exact-$p-$cc" "$p $cc base"
+	[ -s "$r/counts.txt" ] || die "round exact-$p-$cc: no instruction counts"
 }
 
 # clang's instrumented PGO needs libclang_rt.profile, which Debian ships
@@ -473,6 +504,22 @@ for cc in $COMPILERS; do
 	round "1-$cc" "${plan1[@]}"
 done
 
+# The exact counts the recordings of GCC 12's and clang 19's base binaries
+# are measured against (AFDO_EXACT=0 leaves them out).
+EXACT=
+if [ "${AFDO_EXACT:-1}" = 1 ]; then
+	if "${ROOT_LOADER[@]}" "$QEMU_BIN" -plugin help 2>&1 | grep -q 'not enabled'; then
+		say "$QEMU_BIN has no TCG plugins (scripts/qemu.sh build): no exact counts"
+	else
+		insn_count
+		for cc in gcc clang19; do
+			case " $COMPILERS " in *" $cc "*) ;; *) continue ;; esac
+			for p in $PROGS; do exact "$p" "$cc"; done
+			EXACT="$EXACT $cc"
+		done
+	fi
+fi
+
 # Profiles: per recording, GCC's gcov or LLVM's sample text from perf-ctr
 # (with --weight none and window) and, for clang, llvm-profgen's from
 # perf-ctr script's text of the same recording; per program, the
@@ -522,9 +569,33 @@ probe_profiles() {
 		{ rm -f "$f.pgcs.prof"; tail -5 "$f.pgcs.log" >&2; say "llvm-profgen (CS) failed on $f.data"; }
 	rm -f "$f.script"
 }
+# exact_overlap PROG CC PERIOD: how close the ranges of the recording of
+# PROG-CC-base at PERIOD come to the exact counts of its training run, a
+# line "PROG CC PERIOD WEIGHT OVERLAP" of $W/prof/exact.txt per weight.
+exact_overlap() {
+	local p=$1 cc=$2 per=$3 wt f=$W/prof/$1-$2-$3 ov
+	for wt in none window; do
+		"$PC" aggregate -i "$f.data" --binary "$W/build/$p-$cc-base/$p" --weight "$wt" \
+			-f autofdo-text -o "$f.ranges" ||
+			die "perf-ctr aggregate -f autofdo-text of $p-$cc at $per failed"
+		ov=$(python3 "$TOP/scripts/afdo-exact.py" overlap "$W/build/$p-$cc-base/$p" \
+			"$W/roundexact-$p-$cc/counts.txt" "$f.ranges") ||
+			die "afdo-exact.py failed on $f.ranges"
+		echo "$p $cc $per $wt $ov" >>"$W/prof/exact.txt"
+	done
+	rm -f "$f.ranges"
+}
 rm -rf "$W/prof"
 mkdir -p "$W/prof"
 : >"$W/prof/overlap.txt"
+: >"$W/prof/exact.txt"
+# each exact run's instructions, which round 2's perf stat of the same
+# binary on the same inputs must find too
+for cc in $EXACT; do
+	for p in $PROGS; do
+		echo "$p $cc $(awk '{ n += $2 } END { print n }' "$W/roundexact-$p-$cc/counts.txt")"
+	done
+done >"$W/prof/exact-sum.txt"
 for p in $PROGS; do
 	cov=
 	cov_json "$p" && cov=$W/prof/cov-$p.json
@@ -533,6 +604,7 @@ for p in $PROGS; do
 		for per in $PERIODS; do
 			f=$W/prof/$p-$cc-$per
 			gzip -dc "$W/round1-$cc/files/rec-$p-$cc-$per.data.gz" >"$f.data"
+			case " $EXACT " in *" $cc "*) exact_overlap "$p" "$cc" "$per" ;; esac
 			if [ "$cc" = clang19 ]; then
 				probe_profiles "$p" "$base" "$f"
 				continue
@@ -680,6 +752,7 @@ BOLT_TABLE=()
 	--bolt-output "$OUT/bolt.md")
 python3 "$TOP/scripts/autofdo-table.py" --console "$W/round2/console.log" \
 	--prof "$W/prof" --periods "$PERIODS" --overlap "$W/prof/overlap.txt" \
+	--exact "$W/prof/exact.txt" --exact-sum "$W/prof/exact-sum.txt" \
 	--expect "bzip2 decompress $(sha256sum <"$W/in/bzip2.measure" | cut -d' ' -f1)" \
 	--expect "bzip2 train-decompress $(sha256sum <"$W/in/bzip2.train" | cut -d' ' -f1)" \
 	--expect "lua run $(host_lua measure)" \

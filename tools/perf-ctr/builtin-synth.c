@@ -54,7 +54,18 @@ struct synth {
 	uint8_t build_id[20], build_id_size;
 	char filename[PATH_MAX];
 	uint64_t rng;
+	/*
+	 * --callchain: the return addresses of the calls the walk is in,
+	 * innermost last; a return goes back to the last one. At most
+	 * SYNTH_MAX_STACK: a deeper call forgets the outermost, as a
+	 * frame-pointer unwinder stops at its limit.
+	 */
+	bool stacked;
+	uint64_t stack[64];
+	size_t depth;
 };
+
+#define SYNTH_MAX_STACK	(sizeof(((struct synth *)0)->stack) / sizeof(uint64_t))
 
 static uint64_t rnd(struct synth *s)
 {
@@ -132,22 +143,44 @@ static int fake_sites(struct synth *s)
 }
 
 /*
+ * The target of IN at PC, a jalr through the register the auipc PREV
+ * at PC - 4 just set (a call or tail call too far for jal, as linked
+ * without relaxation); 0 when it is not one.
+ */
+static uint64_t auipc_target(const struct pc_rv_insn *prev,
+			     const struct pc_rv_insn *in, uint64_t pc)
+{
+	uint32_t a = prev->bits, j = in->bits;
+
+	if (prev->len != 4 || in->len != 4 || (a & 0x7f) != 0x17 ||
+	    (j & 0x707f) != 0x67 || ((a >> 7) & 31) != ((j >> 15) & 31))
+		return 0;
+	return pc - 4 + (int64_t)(int32_t)(a & 0xfffff000) +
+	       ((int64_t)(int32_t)j >> 20);
+}
+
+/*
  * The branch sites of a RISC-V binary: every branch and jump of its
- * functions, decoded from its executable sections.
+ * functions, decoded from its executable sections. With --callchain,
+ * an auipc+jalr pair goes where it says, as a call must for calls and
+ * returns to pair up.
  */
 static int riscv_sites(struct synth *s, const struct pc_dso *d)
 {
 	size_t i;
 
 	for (i = 0; i < s->nr_funcs; i++) {
-		uint64_t pc = s->funcs[i].start;
-		struct pc_rv_insn in;
+		uint64_t pc = s->funcs[i].start, to;
+		struct pc_rv_insn in, prev = { 0 };
 
 		while (pc < s->funcs[i].end && pc_dso_insn(d, pc, &in)) {
+			to = in.direct ? pc + in.offset : 0;
+			if (!to && s->stacked)
+				to = auipc_target(&prev, &in, pc);
 			if (in.kind != PC_RV_OTHER &&
-			    add_site(s, pc, in.direct ? pc + in.offset : 0, in.len,
-				     in.kind))
+			    add_site(s, pc, to, in.len, in.kind))
 				return -1;
+			prev = in;
 			pc += in.len;
 		}
 	}
@@ -304,6 +337,36 @@ static uint64_t pick_target(struct synth *s, const struct site *site)
 	return s->sites[rnd(s) % s->nr_sites].pc;
 }
 
+/* --callchain: a call at SITE opens a frame that returns after it. */
+static void push_return(struct synth *s, const struct site *site)
+{
+	if (s->depth == SYNTH_MAX_STACK) {
+		memmove(s->stack, s->stack + 1, (s->depth - 1) * sizeof(*s->stack));
+		s->depth--;
+	}
+	s->stack[s->depth++] = site->pc + site->len;
+}
+
+/*
+ * --callchain: where a return goes, the innermost open call's return
+ * address; 0 when no call is open (the walk began inside the function)
+ * or the code after the call has no site to walk on to (a call that
+ * does not return): then a made-up caller, as without --callchain, and
+ * no frames are known any more.
+ */
+static uint64_t pop_return(struct synth *s)
+{
+	uint64_t to;
+
+	if (!s->depth)
+		return 0;
+	to = s->stack[--s->depth];
+	if (next_site(s, to))
+		return to;
+	s->depth = 0;
+	return 0;
+}
+
 /* One taken transfer from the walker's position; moves the walker. */
 static void step(struct synth *s, uint64_t *pc, struct perf_branch_entry *e)
 {
@@ -322,7 +385,13 @@ static void step(struct synth *s, uint64_t *pc, struct perf_branch_entry *e)
 			break;
 		site = n;
 	}
-	to = pick_target(s, site);
+	to = 0;
+	if (s->stacked && site->kind == PC_RV_RET)
+		to = pop_return(s);
+	if (!to)
+		to = pick_target(s, site);
+	if (s->stacked && (site->kind == PC_RV_CALL || site->kind == PC_RV_IND_CALL))
+		push_return(s, site);
 	memset(e, 0, sizeof(*e));
 	e->from = site->pc + s->bias;
 	e->to = to + s->bias;
@@ -334,6 +403,24 @@ static void step(struct synth *s, uint64_t *pc, struct perf_branch_entry *e)
 	e->new_type = new_type;
 	e->priv = PERF_BR_PRIV_USER;
 	*pc = to;
+}
+
+/*
+ * The call chain of a sample at IP, as the kernel's frame-pointer
+ * unwinder gives it of user code: the context marker, IP, then the
+ * return address of each open call, innermost first. Its length.
+ */
+static uint64_t fill_callchain(const struct synth *s, uint64_t ip,
+			       uint64_t *chain)
+{
+	uint64_t n = 0;
+	size_t d;
+
+	chain[n++] = PERF_CONTEXT_USER;
+	chain[n++] = ip;
+	for (d = s->depth; d-- > 0;)
+		chain[n++] = s->stack[d] + s->bias;
+	return n;
 }
 
 /*
@@ -374,6 +461,8 @@ int cmd_synth(int argc, char **argv)
 	uint64_t nsamples = 1000, depth = 32, seed = 1, events = 1, round = 256;
 	uint64_t kaslr = 0;
 	bool hw_idx, no_hw_idx = false, bogus = false, kernel = false;
+	bool callchain = false;
+	uint64_t chain[2 + SYNTH_MAX_STACK];
 	struct synth s;
 	struct perf_event_attr attr;
 	struct perf_branch_entry br[256];
@@ -397,6 +486,9 @@ int cmd_synth(int argc, char **argv)
 		PC_U64(0, "kaslr", &kaslr, "OFFSET",
 		       "with --kernel: the kernel runs OFFSET bytes above\n"
 		       "its link-time addresses (default 0)"),
+		PC_BOOL(0, "callchain", &callchain,
+			"samples carry the user call chain of the walk\n"
+			"(perf record -g): calls and returns pair up"),
 		PC_U64(0, "round", &round, "N",
 		       "a FINISHED_ROUND after every N samples, as perf\n"
 		       "record ends its passes (default 256; 0: none)"),
@@ -416,8 +508,11 @@ int cmd_synth(int argc, char **argv)
 				      (unsigned long long)events);
 	if (kernel && !binary)
 		return pc_usage_error(opts, &usage, "--kernel needs --binary");
+	if (kernel && callchain)
+		return pc_usage_error(opts, &usage, "--callchain is of user samples: not with --kernel");
 	hw_idx = !no_hw_idx;
 	memset(&s, 0, sizeof(s));
+	s.stacked = callchain;
 	s.rng = seed * 0x9e3779b97f4a7c15ULL + 1;
 	if (binary ? load_binary(&s, binary, kernel, kaslr) : (fake_binary(&s), 0))
 		return 1;
@@ -449,6 +544,8 @@ int cmd_synth(int argc, char **argv)
 				  PERF_SAMPLE_BRANCH_TYPE_SAVE |
 				  PERF_SAMPLE_BRANCH_PRIV_SAVE |
 				  (hw_idx ? PERF_SAMPLE_BRANCH_HW_INDEX : 0);
+	if (callchain)
+		attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
 	attr.exclude_kernel = !kernel;
 	attr.exclude_user = kernel;
 	attr.exclude_hv = 1;
@@ -503,6 +600,9 @@ int cmd_synth(int argc, char **argv)
 		for (d = 0; kernel && d < depth; d++)
 			br[d].priv = PERF_BR_PRIV_KERNEL;
 		smp.ip = depth ? br[0].to : s.funcs[0].start + s.bias;
+		if (callchain)
+			smp.callchain_nr = fill_callchain(&s, smp.ip, chain);
+		smp.callchain = chain;
 		if (bogus && depth >= 2)
 			make_bogus(br, &smp, i);
 		ret = pc_writer_sample(w, &smp);

@@ -49,6 +49,8 @@ struct agg_ctx {
 	struct afdo_counts counts;
 	struct afdo_rec *recs;	/* one sample's, relocated */
 	size_t cap_recs;
+	uint64_t *frames;	/* its user call chain, relocated */
+	size_t cap_frames;
 	const char *bin_base;	/* file name part of --binary */
 	struct pc_machine mc;
 	struct agg_win win[2];	/* the binary's last, and another's */
@@ -370,6 +372,41 @@ static inline bool win_for(const struct agg_win *w, const struct pc_machine *mc,
 	       time - w->r.t_lo < w->r.t_hi - w->r.t_lo;
 }
 
+/*
+ * Keep sample S whole, with the user part of its call chain relocated
+ * (an address that is not the binary's code marked AFDO_ELSEWHERE), for
+ * a format of call contexts. 0, or -1 when out of memory.
+ */
+static int keep_stack(struct agg_ctx *c, const struct pc_sample *s,
+		      uint32_t pid, uint64_t time, const struct afdo_rec *r)
+{
+	uint64_t ctx = PERF_CONTEXT_USER, a, i;
+	size_t n = 0;
+
+	while (c->cap_frames < s->callchain_nr) {
+		uint64_t *v = pc_grow(c->frames, &c->cap_frames, c->cap_frames,
+				      sizeof(*v), 128);
+
+		if (!v)
+			return -1;
+		c->frames = v;
+	}
+	for (i = 0; i < s->callchain_nr; i++) {
+		a = s->callchain[i];
+		if (a >= PERF_CONTEXT_MAX) {
+			ctx = a;
+			continue;
+		}
+		if (ctx != PERF_CONTEXT_USER)
+			continue;
+		if (!reloc(c, pid, time, a, &c->frames[n]) ||
+		    !pc_dso_text_at(c->bin, c->frames[n]))
+			c->frames[n] = AFDO_ELSEWHERE;
+		n++;
+	}
+	return afdo_counts_stack(&c->counts, c->frames, n, r, s->nr, 1);
+}
+
 static int on_sample(void *vc, const struct pc_sample *s)
 {
 	struct agg_ctx *c = vc;
@@ -427,6 +464,9 @@ static int on_sample(void *vc, const struct pc_sample *s)
 		c->counts.st.weighted++;
 	}
 	if (afdo_counts_sample(&c->counts, c->bin, ip_mapped, ip, r, s->nr, w))
+		goto oom;
+	if (c->counts.stacks && s->callchain_nr && s->nr &&
+	    keep_stack(c, s, pid, time, r))
 		goto oom;
 	if (c->progress && !(c->counts.st.samples & 0xffff))
 		progress(c, s);
@@ -803,6 +843,7 @@ int cmd_aggregate(int argc, char **argv)
 		return 1;
 	}
 	c.counts.origins = fmt->origins;
+	c.counts.stacks = fmt->stacks;
 	memset(&h, 0, sizeof(h));
 	h.sample = on_sample;
 	h.lost = on_lost;
@@ -917,6 +958,7 @@ int cmd_aggregate(int argc, char **argv)
 done:
 	afdo_counts_free(&c.counts);
 	free(c.recs);
+	free(c.frames);
 	pc_machine_free(&c.mc);
 	pc_dso_free(bin);
 	return rc;

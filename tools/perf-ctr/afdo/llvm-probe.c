@@ -46,8 +46,7 @@ struct probe_build {
 	struct pc_dwarf *dw;		/* BIN's, or NULL */
 	struct probe_cnt *cnt;		/* by probe */
 	bool *kept;			/* by node: its emitted function counts */
-	char **names;			/* callee names made here */
-	size_t nnames, cnames;
+	struct afdo_names names;	/* callee names made here */
 };
 
 static int count_insn(void *ctx, uint64_t addr, uint64_t n, unsigned int len)
@@ -174,73 +173,10 @@ static int add_probes(struct probe_build *b)
 	return 0;
 }
 
-/* Where LEN bytes at S last occur in the first N of NAME, or NULL. */
-static const char *last_of(const char *name, size_t n, const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = n >= len ? n - len + 1 : 0; i-- > 0;)
-		if (!memcmp(name + i, s, len))
-			return name + i;
-	return NULL;
-}
-
-/*
- * The length of llvm-profgen's name of a callee: without the suffix
- * .llvm.N (of ThinLTO's promoted locals), then .part.N, when it is the
- * last '.' of the name; .__uniq.N stays, as it is the function's.
- */
-static size_t canonical_len(const char *name)
-{
-	static const char *const sfx[] = { ".llvm.", ".part." };
-	size_t n = strlen(name), i;
-
-	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-		size_t sl = strlen(sfx[i]);
-		const char *at = last_of(name, n, sfx[i], sl);
-
-		if (at && memrchr(name, '.', n) == at + sl - 1)
-			n = at - name;
-	}
-	return n;
-}
-
-/*
- * The name of the function whose first byte is TO, as a call target; NULL
- * when TO is none (*OOM: out of memory). llvm-profgen knows functions by
- * their DWARF (a function without, as crt1.o's _start, is no target) and
- * names them so; without DWARF, the symbol's name is all there is.
- */
+/* The name of the function whose first byte is TO, as a call target. */
 static const char *callee_name(struct probe_build *b, uint64_t to, bool *oom)
 {
-	const struct pc_sym *s = pc_dso_sym(b->bin, to);
-	struct pc_frame f[PC_MAX_FRAMES];
-	const char *full;
-	char **v, *name;
-	size_t n;
-
-	*oom = false;
-	if (!s || s->start != to)
-		return NULL;
-	full = s->name;
-	if (b->dw) {
-		if (pc_dwarf_frames(b->dw, to, f, PC_MAX_FRAMES) <= 0)
-			return NULL;
-		full = f[0].name;
-	}
-	n = canonical_len(full);
-	if (!full[n])
-		return full;
-	v = pc_grow(b->names, &b->cnames, b->nnames, sizeof(*v), 16);
-	name = v ? strndup(full, n) : NULL;
-	if (v)
-		b->names = v;
-	if (!name) {
-		*oom = true;
-		return NULL;
-	}
-	b->names[b->nnames++] = name;
-	return name;
+	return afdo_callee_name(b->bin, b->dw, to, &b->names, oom);
 }
 
 /* The first call probe of a counted function at ADDR, or NULL. */
@@ -324,7 +260,6 @@ int afdo_write_llvm_probe(FILE *f, const struct afdo_input *in,
 {
 	struct afdo_tree t = { .kind = AFDO_TREE_PROBE };
 	struct probe_build b = { .t = &t, .bin = in->bin };
-	size_t i;
 	int rc;
 
 	b.pp = pc_dso_probes(in->bin, notes->err, sizeof(notes->err));
@@ -337,9 +272,7 @@ int afdo_write_llvm_probe(FILE *f, const struct afdo_input *in,
 	else
 		afdo_llvm_text_tree(f, &t);
 	afdo_tree_free(&t);
-	for (i = 0; i < b.nnames; i++)
-		free(b.names[i]);
-	free(b.names);
+	afdo_names_free(&b.names);
 	free(b.cnt);
 	free(b.kept);
 	return rc;

@@ -111,6 +111,21 @@ struct afdo_tgt *afdo_body_tgt(struct afdo_tree *t, struct afdo_body *bd,
  */
 int afdo_tree_finish(struct afdo_tree *t);
 
+/* Names made for call targets (callee.c), freed together. */
+struct afdo_names {
+	char **v;
+	size_t n, cap;
+};
+
+/*
+ * The name llvm-profgen gives the function whose first byte is TO as a
+ * call target (of BIN, named by DW when it is not NULL); NULL when TO
+ * is none (*OOM: out of memory). A name made here lives in NM.
+ */
+const char *afdo_callee_name(struct pc_dso *bin, struct pc_dwarf *dw,
+			     uint64_t to, struct afdo_names *nm, bool *oom);
+void afdo_names_free(struct afdo_names *nm);
+
 /* Write T as LLVM's sample profile text (llvm-text.c). */
 void afdo_llvm_text_tree(FILE *f, const struct afdo_tree *t);
 

@@ -13,6 +13,8 @@ int afdo_write_llvm_text(FILE *f, const struct afdo_input *in,
 			 struct afdo_notes *notes);
 int afdo_write_llvm_probe(FILE *f, const struct afdo_input *in,
 			  struct afdo_notes *notes);
+int afdo_write_llvm_cs(FILE *f, const struct afdo_input *in,
+		       struct afdo_notes *notes);
 int afdo_write_gcov(FILE *f, const struct afdo_input *in,
 		    struct afdo_notes *notes);
 int afdo_write_lines(FILE *f, const struct afdo_input *in,

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf-ctr aggregate: hybrid samples unwound into calling contexts, as
+ * llvm-profgen 19 does (context.h).
+ *
+ * llvm-profgen knows instructions by LLVM's instruction descriptions,
+ * not by what they do: on RISC-V, only c.jalr (and RV32's c.jal) are
+ * calls there, nothing is a return, and c.j and the calls are the
+ * unconditional transfers a range cannot run through. A jal or jalr
+ * that links ra is no call to it: a return address after one ends the
+ * call chain, a record of one is a branch within the frame. The
+ * contexts here are llvm-profgen's, so that its profile and perf-ctr's
+ * are the same.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "dwarf-info.h"
+#include "riscv-insn.h"
+
+/* The unwinder's state for one sample. */
+struct unwind {
+	struct afdo_ctxs *cs;
+	struct pc_dso *bin;
+	uint64_t *st;			/* frames, outermost first; the last the leaf */
+	size_t n, cap;
+	uint64_t *key;			/* scratch: a context */
+	size_t ckey;
+	struct pc_dwarf *dw;		/* BIN's, or NULL */
+	uint64_t ip;			/* where the walk back is */
+	uint64_t w;			/* the sample's weight */
+	bool invalid;			/* a range made no sense: contexts are lost */
+};
+
+static bool lp_call_insn(const struct pc_rv_insn *in)
+{
+	return in->len == 2 && pc_rv_is_call(in->kind);
+}
+
+/* Is the instruction at ADDR a call, as llvm-profgen 19 takes it? */
+static bool lp_call(const struct pc_dso *bin, uint64_t addr)
+{
+	struct pc_rv_insn in;
+
+	return addr != AFDO_ELSEWHERE && pc_dso_insn(bin, addr, &in) &&
+	       lp_call_insn(&in);
+}
+
+/* A transfer that straight-line code cannot run through, to llvm-profgen. */
+static bool lp_uncond(const struct pc_rv_insn *in)
+{
+	return lp_call_insn(in) || (in->len == 2 && in->kind == PC_RV_JUMP);
+}
+
+/*
+ * The instruction before ADDR, as a disassembly from the start of its
+ * function finds it; 0 when there is none.
+ */
+static uint64_t insn_before(struct pc_dso *bin, uint64_t addr)
+{
+	const struct pc_sym *s = pc_dso_sym(bin, addr);
+	struct pc_rv_insn in;
+	uint64_t p, prev = 0;
+	unsigned int len;
+
+	if (!s)
+		return 0;
+	for (p = s->start; p < addr; p += len) {
+		len = pc_dso_insn(bin, p, &in);
+		if (!len)
+			return 0;
+		prev = p;
+	}
+	return p == addr ? prev : 0;
+}
+
+/*
+ * The call that returns to ADDR: the instruction before it when that
+ * is a call, else 0 (the unwinder of the chain went wrong, to
+ * llvm-profgen). An address outside the binary stays so.
+ */
+static uint64_t call_before(struct pc_dso *bin, uint64_t addr)
+{
+	uint64_t c;
+
+	if (addr == AFDO_ELSEWHERE)
+		return AFDO_ELSEWHERE;
+	c = insn_before(bin, addr);
+	return c && lp_call(bin, c) ? c : 0;
+}
+
+/*
+ * Is ADDR in a prologue, as llvm-profgen guesses it: the first two
+ * instructions of a function (one with DWARF; returns, whose epilogues
+ * it also guesses, are none on RISC-V)? A sample there has no trusted
+ * call chain.
+ */
+static bool in_prolog(struct pc_dso *bin, struct pc_dwarf *dw, uint64_t addr)
+{
+	const struct pc_sym *s = pc_dso_sym(bin, addr);
+	struct pc_frame f[PC_MAX_FRAMES];
+	struct pc_rv_insn in;
+
+	if (!s || addr == AFDO_ELSEWHERE)
+		return false;
+	if (addr != s->start &&
+	    (!pc_dso_insn(bin, s->start, &in) || addr != s->start + in.len))
+		return false;
+	return dw && pc_dwarf_frames(dw, s->start, f, PC_MAX_FRAMES) > 0;
+}
+
+/* Does a range from START to END run through an unconditional transfer? */
+static bool crosses_uncond(const struct pc_dso *bin, uint64_t start,
+			   uint64_t end)
+{
+	struct pc_rv_insn in;
+	unsigned int len;
+	uint64_t p;
+
+	for (p = start; p < end; p += len) {
+		len = pc_dso_insn(bin, p, &in);
+		if (!len)
+			return false;
+		if (lp_uncond(&in))
+			return true;
+	}
+	return false;
+}
+
+size_t afdo_ctx_compress(void *v, size_t n, size_t size)
+{
+	char *a = v;
+	size_t run, in, out;
+
+	for (run = 1; run <= n / 2; run++) {
+		for (in = out = 0; in < n;) {
+			/* the next RUN elements repeat the last RUN kept: drop them */
+			if (out >= run && in + run <= n &&
+			    !memcmp(a + (out - run) * size, a + in * size, run * size)) {
+				in += run;
+				continue;
+			}
+			memmove(a + out * size, a + in * size, size);
+			out++;
+			in++;
+		}
+		n = out;
+	}
+	return n;
+}
+
+struct ctx_key {
+	const uint64_t *v;
+	size_t n;
+};
+
+static bool ctx_is(const void *arr, size_t pos, const void *key)
+{
+	const struct afdo_ctx *c = &((const struct afdo_ctx *)arr)[pos];
+	const struct ctx_key *k = key;
+
+	return c->nsites == k->n && !memcmp(c->sites, k->v, k->n * sizeof(*k->v));
+}
+
+static uint64_t ctx_hash(const uint64_t *v, size_t n)
+{
+	uint64_t h = n;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = pc_hash(h, v[i], i);
+	return h;
+}
+
+/* The context of the N call sites V, made when new; NULL: out of memory. */
+static struct afdo_ctx *ctx_get(struct afdo_ctxs *cs, const uint64_t *v,
+				size_t n)
+{
+	struct ctx_key k = { v, n };
+	struct afdo_ctx *c;
+	bool added;
+	size_t i;
+
+	/* the array moves as it grows: EQ gets it through the key's lookup */
+	i = pc_index_get(&cs->ix, (void **)&cs->v, &cs->n, &cs->cap, sizeof(*cs->v),
+			 ctx_hash(v, n), ctx_is, &k, &added);
+	if (i == PC_INDEX_NONE)
+		return NULL;
+	c = &cs->v[i];
+	if (!added)
+		return c;
+	c->sites = malloc((n + 1) * sizeof(*v));
+	if (!c->sites || afdo_map_init(&c->ranges, 64) ||
+	    afdo_map_init(&c->branches, 64))
+		return NULL;
+	memcpy(c->sites, v, n * sizeof(*v));
+	c->nsites = n;
+	return c;
+}
+
+/*
+ * The context of what the frame around the leaf holds: the frames but
+ * the leaf, from the one below the innermost frame outside the binary
+ * (a context starts over there), repeated calls of a recursion once.
+ */
+static struct afdo_ctx *parent_ctx(struct unwind *u)
+{
+	size_t lo = 0, n = u->n ? u->n - 1 : 0, i;
+
+	for (i = 0; i < n; i++)
+		if (u->st[i] == AFDO_ELSEWHERE)
+			lo = i + 1;
+	if (n - lo > u->ckey) {
+		uint64_t *k = realloc(u->key, (n - lo) * 2 * sizeof(*k));
+
+		if (!k)
+			return NULL;
+		u->key = k;
+		u->ckey = (n - lo) * 2;
+	}
+	memcpy(u->key, u->st + lo, (n - lo) * sizeof(*u->key));
+	n = afdo_ctx_compress(u->key, n - lo, sizeof(*u->key));
+	return ctx_get(u->cs, u->key, n);
+}
+
+static int push(struct unwind *u, uint64_t addr)
+{
+	if (u->n == u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 64;
+		uint64_t *v = realloc(u->st, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		u->st = v;
+		u->cap = cap;
+	}
+	u->st[u->n++] = addr;
+	return 0;
+}
+
+/* The leaf becomes ADDR: a branch within a frame. */
+static void switch_to(struct unwind *u, uint64_t addr)
+{
+	if (u->n)
+		u->st[u->n - 1] = addr;
+}
+
+/* The range from the target of record R back to where the walk is. */
+static int unwind_linear(struct unwind *u, const uint64_t *r)
+{
+	uint64_t target = r[1], end = u->ip;
+	struct afdo_ctx *c;
+
+	if (end == AFDO_ELSEWHERE && target == AFDO_ELSEWHERE)
+		return 0;
+	if (end == AFDO_ELSEWHERE || target == AFDO_ELSEWHERE ||
+	    target > end || crosses_uncond(u->bin, target, end)) {
+		u->invalid = true;
+		return 0;
+	}
+	c = parent_ctx(u);
+	return c ? afdo_map_add(&c->ranges, target, end, 0, 0, u->w) : -1;
+}
+
+/*
+ * Record R, a call: the frame it made is the leaf, and the walk goes on
+ * in its caller; when the frame around the leaf is not this call's
+ * (the chain was taken in a prologue), the call stands in for the leaf.
+ */
+static int unwind_call(struct unwind *u, uint64_t from)
+{
+	if (u->n < 2 || u->st[u->n - 2] != from)
+		switch_to(u, from);
+	else
+		u->n--;
+	u->ip = from;
+	return 0;
+}
+
+/* Record R, a return: the walk goes back into the frame it left. */
+static int unwind_return(struct unwind *u, const uint64_t *r)
+{
+	switch_to(u, call_before(u->bin, r[1]));
+	u->ip = r[0];
+	return push(u, r[0]);
+}
+
+/* Count branch R in the context the walk is in now, the record's own. */
+static int count_branch(struct unwind *u, const uint64_t *r)
+{
+	struct afdo_ctx *c;
+
+	if (r[1] == AFDO_ELSEWHERE)
+		return 0;
+	/* entered from elsewhere: no context */
+	c = r[0] == AFDO_ELSEWHERE ? ctx_get(u->cs, NULL, 0) : parent_ctx(u);
+	return c ? afdo_map_add(&c->branches, r[0], r[1], 0, 0, u->w) : -1;
+}
+
+/* One record R (from, to), the I-th youngest, walked back over. */
+static int unwind_record(struct unwind *u, const uint64_t *r, size_t i)
+{
+	uint64_t from = r[0], to = r[1];
+
+	/* the youngest range runs on past the sample: none */
+	if (i && unwind_linear(u, r))
+		return -1;
+	if (!u->invalid &&
+	    (lp_call(u->bin, from) ||
+	     (from == AFDO_ELSEWHERE && !call_before(u->bin, to)))) {
+		unwind_call(u, from);
+	} else if (!u->invalid && from == AFDO_ELSEWHERE) {
+		/* a return from elsewhere: the code after a call */
+		if (unwind_return(u, r))
+			return -1;
+	} else if (!u->invalid) {
+		switch_to(u, from);
+		u->ip = from;
+	} else {
+		/* lost: what is left counts with no context */
+		u->n = 0;
+		u->ip = from;
+		if (push(u, from))
+			return -1;
+	}
+	return count_branch(u, r);
+}
+
+/*
+ * The call stack of the NF frames F, leaf first, in U (outermost
+ * first): return addresses become their calls; the chain ends at one
+ * after no call; frames outside the binary in a row are one, and the
+ * outermost such goes. false when nothing is left of it or its leaf is
+ * in a prologue: llvm-profgen drops the sample.
+ */
+static bool call_stack(struct unwind *u, const uint64_t *f, size_t nf,
+		       int *oom)
+{
+	uint64_t *cs, a;
+	size_t n = 0, i;
+
+	*oom = 0;
+	u->n = 0;
+	cs = malloc((nf + 1) * sizeof(*cs));
+	if (!cs) {
+		*oom = 1;
+		return false;
+	}
+	for (i = 0; i < nf; i++) {
+		a = f[i];
+		if (a == AFDO_ELSEWHERE) {
+			if (!n || cs[n - 1] != AFDO_ELSEWHERE)
+				cs[n++] = a;
+			continue;
+		}
+		if (n) {
+			a = call_before(u->bin, a);
+			if (!a)
+				break;
+		}
+		cs[n++] = a;
+	}
+	if (n > 1 && cs[n - 1] == AFDO_ELSEWHERE)
+		n--;
+	if (!n || in_prolog(u->bin, u->dw, cs[0])) {
+		free(cs);
+		return false;
+	}
+	for (i = n; i-- > 0 && !*oom;)
+		*oom = push(u, cs[i]);
+	free(cs);
+	return !*oom;
+}
+
+/*
+ * One hybrid sample at P (afdo.h's words); *WORDS gets its length. The
+ * records with neither end in the binary are left out; a sample left
+ * with none, or without a call stack, gives nothing.
+ */
+static int unwind_sample(struct unwind *u, const uint64_t *p, size_t *words)
+{
+	uint64_t nf = p[1], nr = p[2], *r;
+	const uint64_t *f = p + 3, *in = p + 3 + nf;
+	size_t n = 0, i;
+	int oom;
+
+	*words = 3 + nf + 2 * nr;
+	u->w = p[0];
+	u->invalid = false;
+	r = malloc((2 * nr + 2) * sizeof(*r));
+	if (!r)
+		return -1;
+	for (i = 0; i < nr; i++) {
+		if (in[2 * i] == AFDO_ELSEWHERE && in[2 * i + 1] == AFDO_ELSEWHERE)
+			continue;
+		r[2 * n] = in[2 * i];
+		r[2 * n + 1] = in[2 * i + 1];
+		n++;
+	}
+	if (!n || !call_stack(u, f, nf, &oom)) {
+		free(r);
+		return n ? -oom : 0;
+	}
+	/* the leaf is where the youngest record went, not the sampled ip */
+	u->st[u->n - 1] = r[1];
+	u->ip = r[1];
+	u->cs->unwound++;
+	for (i = 0; i < n; i++)
+		if (unwind_record(u, r + 2 * i, i)) {
+			free(r);
+			return -1;
+		}
+	free(r);
+	return 0;
+}
+
+int afdo_ctxs_build(struct afdo_ctxs *cs, const struct afdo_stacks *h,
+		    struct pc_dso *bin)
+{
+	struct unwind u = { .cs = cs, .bin = bin };
+	size_t at, words;
+	int rc = 0;
+
+	u.dw = pc_dso_dwarf(bin, NULL, 0);
+	for (at = 0; at < h->n && !rc; at += words)
+		rc = unwind_sample(&u, h->v + at, &words);
+	free(u.st);
+	free(u.key);
+	return rc;
+}
+
+void afdo_ctxs_free(struct afdo_ctxs *cs)
+{
+	size_t i;
+
+	for (i = 0; i < cs->n; i++) {
+		free(cs->v[i].sites);
+		afdo_map_free(&cs->v[i].ranges);
+		afdo_map_free(&cs->v[i].branches);
+	}
+	free(cs->v);
+	pc_index_free(&cs->ix);
+	memset(cs, 0, sizeof(*cs));
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The profiled program of the context-sensitive probe profile (t-cs.sh):
+ * one leaf called from two callers (two contexts of it), a recursion,
+ * a tail call, a function inlined into two others and a call through a
+ * pointer.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+static inline int scale(int x)
+{
+	if (x & 2)
+		return x * 5;
+	return x + 7;
+}
+
+__attribute__((noinline)) int leaf(int x)
+{
+	if (x & 1)
+		return x * 3;
+	return x / 2 + 1;
+}
+
+__attribute__((noinline)) int fact(int n)
+{
+	if (n <= 1)
+		return 1;
+	return n * fact(n - 1) + leaf(n);
+}
+
+__attribute__((noinline)) int tail(int x)
+{
+	x = scale(x) ^ 0x55;
+	return leaf(x);		/* a jump at -O2: no frame of its own */
+}
+
+__attribute__((noinline)) int left(int n)
+{
+	int s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += leaf(i) + scale(s);
+	return s;
+}
+
+__attribute__((noinline)) int right(int n)
+{
+	int s = 0;
+
+	for (int i = 0; i < n; i++)
+		s ^= (i & 3) ? leaf(i * 7) : tail(i);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	int (*pick)(int) = argc > 2 ? left : right;
+	int n = argc > 1 ? atoi(argv[1]) : 1000;
+	long t = 0;
+
+	for (int r = 0; r < n; r++) {
+		t += left(r % 50) + pick(r % 30);
+		t += fact(r % 9);
+	}
+	printf("%ld\n", t);
+	return 0;
+}

@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# perf-ctr aggregate -f llvm-cs: the context-sensitive probe-based
+# profile (CSSPGO) of a program built with clang 19
+# -fpseudo-probe-for-profiling, against llvm-profgen 19's of the same
+# recording: perf-ctr synth --callchain gives each sample the call chain
+# of its branch walk, perf 7.3's script of it is llvm-profgen's hybrid
+# input (stack lines, then the brstack line).
+#   cs-synth-callchain      synth --callchain: call chains perf 7.3 reads
+#   cs-vs-llvm-profgen      the same profile, byte for byte
+#   cs-calls-vs-llvm-profgen  the same with call probes added (clang 19
+#                           emits none for RISC-V): contexts through calls
+#   cs-llvm-profdata        llvm-profdata 19 reads it
+#   cs-clang-sample-use     clang 19 -fprofile-sample-use takes it
+#   cs-no-callchain         a recording without call chains: an error,
+#                           exit status 1, no profile
+#   cs-no-probes            a binary without probes: an error
+# llvm-profgen runs with CMP_OPTS: its pre-inliner and nested profiles
+# are left out (perf-ctr writes the flat profile of every context, as
+# llvm-profgen does before them), and so are the merging of cold
+# contexts and the inference of frames missing for tail calls.
+# Prints PASS/FAIL/SKIP lines; exits non-zero on any FAIL.
+. "$(dirname "$0")/lib.sh"
+. "$top/scripts/lib.sh"
+fix=$here/afdo
+PC=${PERF_CTR:-$top/out/perf-ctr/perf-ctr}
+CMP_OPTS="--csspgo-preinliner=0 --gen-cs-nested-profile=0 --csprof-merge-cold-context=0 --infer-missing-frames=0"
+cross_setup cs
+
+profgen=/usr/lib/llvm-19/bin/llvm-profgen
+names="cs-synth-callchain cs-vs-llvm-profgen cs-calls-vs-llvm-profgen cs-llvm-profdata cs-clang-sample-use cs-no-callchain cs-no-probes"
+why=
+if [ "$(id -u)" != 0 ] || [ ! -x "$ROOT/usr/bin/clang-19" ]; then
+	why="no clang-19 in $ROOT (scripts/setup-afdo.sh) or not root"
+elif [ ! -x "$ROOT$profgen" ]; then
+	why="no llvm-profgen 19 in $ROOT: scripts/setup-afdo.sh"
+elif [ ! -x "$ROOT/usr/bin/perf" ]; then
+	why="no perf 7.3 in $ROOT: scripts/perf73.sh"
+fi
+if [ -n "$why" ]; then
+	for t in $names; do skip "$t" "$why"; done
+	exit $rc
+fi
+rtmp=$(mktemp -d "$ROOT/tmp/t-cs.XXXXXX")
+trap 'rm -rf "$tmp" "$rtmp"' EXIT
+cp "$fix/cs.c" "$rtmp/"
+rcc() { in_root sh -c "cd ${rtmp#"$ROOT"} && $*"; }
+CFLAGS="--target=riscv64-linux-gnu -O2 -g -fpseudo-probe-for-profiling -mno-relax -fno-omit-frame-pointer"
+
+if ! rcc clang-19 $CFLAGS -fuse-ld=lld -o cs cs.c || ! cp "$rtmp/cs" .; then
+	fail cs-build
+	exit 1
+fi
+
+# script NAME BINARY: NAME.data, a recording of BINARY with call chains,
+# and NAME.script, perf 7.3's text of it (--no-inline: perf would ask
+# addr2line for the inlined frames of each address and print nothing).
+script() {
+	"$PC" synth -o "$1.data" --samples 3000 --depth 32 --binary "$2" --seed 5 \
+		--callchain >&2 &&
+	"${ROOT_LOADER[@]}" "$ROOT/usr/bin/perf" script -i "$1.data" --show-mmap-events \
+		--no-inline -F ip,brstack >"$1.script" 2>/dev/null
+}
+# profgen NAME BINARY: NAME.pg llvm-profgen's profile, NAME.prof perf-ctr's.
+profgen() {
+	script "$1" "$2" &&
+	root_exec "$profgen" --perfscript="$1.script" --binary="$2" --format=text \
+		$CMP_OPTS --output="$1.pg" 2>"$1.pg.err" &&
+	"$PC" aggregate -i "$1.data" --binary "$2" -f llvm-cs -o "$1.prof"
+}
+
+# A sample's stack lines: the leaf (its ip), then return addresses.
+if profgen p cs && awk '/^$/ { n = 0; next } /^\t/ { n++ } / 0x/ { if (n > 2) deep++ }
+	END { exit !(deep > 100) }' p.script; then
+	pass cs-synth-callchain
+else
+	fail cs-synth-callchain
+fi
+
+# clang 19 emits no call probes for RISC-V: llvm-profgen cuts every
+# context at the first call site without one, so the contexts are
+# those of inlining only.
+if [ -s p.pg ] && grep -q '^\[left:[0-9]* @ _ZL5scalei' p.pg &&
+   grep -q '^ !CFGChecksum: ' p.pg && diff -u p.pg p.prof >&2; then
+	pass cs-vs-llvm-profgen
+else
+	cat p.pg.err >&2 2>/dev/null
+	fail cs-vs-llvm-profgen
+fi
+
+# --- contexts through calls ------------------------------------------------
+# A call probe at every call of main, fact, left and right (index 40
+# on). llvm-profgen 19 takes only c.jalr for a call on RISC-V (LLVM's
+# instruction descriptions call no jal or jalr one): main's call through
+# a pointer opens contexts, the other calls give call targets.
+"${CROSS}objcopy" --dump-section .pseudo_probe=cs.pp cs
+starts=$("${CROSS}nm" cs | awk '$2 == "t" || $2 == "T" { printf "start=%s=%s ", $3, $1 }')
+calls=$("${CROSS}objdump" -d --no-show-raw-insn cs | awk '
+	/^[0-9a-f]+ <.*>:$/ { f = substr($2, 2, length($2) - 3); i = 40; next }
+	(f == "main" || f == "fact" || f == "left" || f == "right") && $2 == "jalr" {
+		sub(":", "", $1)
+		printf "call=%s:%d:%d:%s ", f, i++, ($3 ~ /\(ra\)/) ? 2 : 1, $1 }')
+if python3 "$here/probe-edit.py" cs.pp calls.pp $starts $calls &&
+   "${CROSS}objcopy" --update-section .pseudo_probe=calls.pp cs cs-calls &&
+   profgen c cs-calls && grep -q '^\[main:[0-9]* @ right' c.pg &&
+   grep -q ' leaf:[1-9]' c.pg && diff -u c.pg c.prof >&2; then
+	pass cs-calls-vs-llvm-profgen
+else
+	cat c.pg.err >&2 2>/dev/null
+	fail cs-calls-vs-llvm-profgen
+fi
+
+if root_exec /usr/lib/llvm-19/bin/llvm-profdata show --sample c.prof >show.out 2>show.err &&
+   [ ! -s show.err ] && grep -q '^Function: main:[0-9]* @ right: CFG checksum [1-9]' show.out; then
+	pass cs-llvm-profdata
+else
+	cat show.err >&2
+	fail cs-llvm-profdata
+fi
+
+cp c.prof "$rtmp/"
+if rcc clang-19 $CFLAGS -fprofile-sample-use=c.prof -Rpass=sample-profile \
+	-c cs.c -o c.o >use.out 2>&1 &&
+   ! grep -qE 'warning|error' use.out && grep -q 'remark: .*sample-profile' use.out; then
+	pass cs-clang-sample-use
+else
+	cat use.out >&2
+	fail cs-clang-sample-use
+fi
+
+# --- what it refuses ----------------------------------------------------------
+"$PC" synth -o plain.data --samples 300 --binary cs --seed 5 >&2
+"$PC" aggregate -i plain.data --binary cs -f llvm-cs -o plain.prof 2>plain.err
+if [ $? = 1 ] && [ ! -e plain.prof ] && grep -q 'no sample has a call chain' plain.err; then
+	pass cs-no-callchain
+else
+	cat plain.err >&2
+	fail cs-no-callchain
+fi
+
+"${CROSS}objcopy" --remove-section .pseudo_probe cs cs-none
+"$PC" aggregate -i p.data --binary cs-none -f llvm-cs -o none.prof 2>none.err
+if [ $? = 1 ] && [ ! -e none.prof ] &&
+   grep -q 'cs-none: no pseudo probes (no .pseudo_probe)' none.err; then
+	pass cs-no-probes
+else
+	cat none.err >&2
+	fail cs-no-probes
+fi
+
+exit $rc

@@ -26,6 +26,7 @@
 #include "perf-ctr.h"
 #include "builtin.h"
 #include "afdo.h"
+#include "context.h"
 #include "machine.h"
 #include "options.h"
 #include "dwarf-info.h"
@@ -51,6 +52,10 @@ struct agg_ctx {
 	size_t cap_recs;
 	uint64_t *frames;	/* its user call chain, relocated */
 	size_t cap_frames;
+	uint64_t *pairs;	/* its records as (from, to), relocated */
+	size_t cap_pairs;
+	bool stacks;		/* the format wants calling contexts: */
+	struct afdo_ctxs ctxs;	/* the samples' */
 	const char *bin_base;	/* file name part of --binary */
 	struct pc_machine mc;
 	struct agg_win win[2];	/* the binary's last, and another's */
@@ -372,10 +377,30 @@ static inline bool win_for(const struct agg_win *w, const struct pc_machine *mc,
 	       time - w->r.t_lo < w->r.t_hi - w->r.t_lo;
 }
 
+/* Room for N words at *V (*CAP now). 0, or -1 when out of memory. */
+static int room(uint64_t **v, size_t *cap, size_t n)
+{
+	while (*cap < n) {
+		uint64_t *p = pc_grow(*v, cap, *cap, sizeof(*p), 128);
+
+		if (!p)
+			return -1;
+		*v = p;
+	}
+	return 0;
+}
+
+/* A record's end as the unwinder takes it: AFDO_ELSEWHERE if not BIN's code. */
+static uint64_t code_addr(const struct pc_dso *bin, bool mapped, uint64_t a)
+{
+	return mapped && pc_dso_text_at(bin, a) ? a : AFDO_ELSEWHERE;
+}
+
 /*
- * Keep sample S whole, with the user part of its call chain relocated
- * (an address that is not the binary's code marked AFDO_ELSEWHERE), for
- * a format of call contexts. 0, or -1 when out of memory.
+ * Unwind sample S into its calling contexts, for a format of them: the
+ * user part of its call chain and its records R, relocated (an address
+ * that is not the binary's code marked AFDO_ELSEWHERE). Every sample
+ * counts once, as llvm-profgen counts it. 0, or -1 when out of memory.
  */
 static int keep_stack(struct agg_ctx *c, const struct pc_sample *s,
 		      uint32_t pid, uint64_t time, const struct afdo_rec *r)
@@ -383,13 +408,12 @@ static int keep_stack(struct agg_ctx *c, const struct pc_sample *s,
 	uint64_t ctx = PERF_CONTEXT_USER, a, i;
 	size_t n = 0;
 
-	while (c->cap_frames < s->callchain_nr) {
-		uint64_t *v = pc_grow(c->frames, &c->cap_frames, c->cap_frames,
-				      sizeof(*v), 128);
-
-		if (!v)
-			return -1;
-		c->frames = v;
+	if (room(&c->frames, &c->cap_frames, s->callchain_nr) ||
+	    room(&c->pairs, &c->cap_pairs, 2 * s->nr))
+		return -1;
+	for (i = 0; i < s->nr; i++) {
+		c->pairs[2 * i] = code_addr(c->bin, r[i].from_mapped, r[i].from);
+		c->pairs[2 * i + 1] = code_addr(c->bin, r[i].to_mapped, r[i].to);
 	}
 	for (i = 0; i < s->callchain_nr; i++) {
 		a = s->callchain[i];
@@ -404,7 +428,7 @@ static int keep_stack(struct agg_ctx *c, const struct pc_sample *s,
 			c->frames[n] = AFDO_ELSEWHERE;
 		n++;
 	}
-	return afdo_counts_stack(&c->counts, c->frames, n, r, s->nr, 1);
+	return afdo_ctxs_sample(&c->ctxs, c->frames, n, c->pairs, s->nr, 1);
 }
 
 static int on_sample(void *vc, const struct pc_sample *s)
@@ -465,7 +489,7 @@ static int on_sample(void *vc, const struct pc_sample *s)
 	}
 	if (afdo_counts_sample(&c->counts, c->bin, ip_mapped, ip, r, s->nr, w))
 		goto oom;
-	if (c->counts.stacks && s->callchain_nr && s->nr &&
+	if (c->stacks && s->callchain_nr && s->nr &&
 	    keep_stack(c, s, pid, time, r))
 		goto oom;
 	if (c->progress && !(c->counts.st.samples & 0xffff))
@@ -843,7 +867,13 @@ int cmd_aggregate(int argc, char **argv)
 		return 1;
 	}
 	c.counts.origins = fmt->origins;
-	c.counts.stacks = fmt->stacks;
+	c.stacks = fmt->stacks;
+	if (c.stacks && afdo_ctxs_init(&c.ctxs, bin)) {
+		fprintf(stderr, "perf-ctr aggregate: out of memory\n");
+		afdo_counts_free(&c.counts);
+		pc_dso_free(bin);
+		return 1;
+	}
 	memset(&h, 0, sizeof(h));
 	h.sample = on_sample;
 	h.lost = on_lost;
@@ -930,6 +960,7 @@ int cmd_aggregate(int argc, char **argv)
 	}
 	memset(&notes, 0, sizeof(notes));
 	ain.counts = &c.counts;
+	ain.ctxs = c.stacks ? &c.ctxs : NULL;
 	ain.bin = bin;
 	ain.gcc_version = (int)gcc_version;
 	rc = fmt->write(out, &ain, &notes);
@@ -959,6 +990,8 @@ done:
 	afdo_counts_free(&c.counts);
 	free(c.recs);
 	free(c.frames);
+	free(c.pairs);
+	afdo_ctxs_free(&c.ctxs);
 	pc_machine_free(&c.mc);
 	pc_dso_free(bin);
 	return rc;

@@ -135,19 +135,6 @@ struct afdo_stats {
  */
 #define AFDO_ELSEWHERE		1ULL
 
-/*
- * The samples that carry a call chain, kept whole for the unwinder of
- * context-sensitive profiles (context.h): each is the words W, NF, NR,
- * then NF frames as the call chain gives them (leaf first), then NR
- * (from, to) pairs, youngest first; an address that is not the binary's
- * code is AFDO_ELSEWHERE.
- */
-struct afdo_stacks {
-	uint64_t *v;
-	size_t n, cap;			/* words */
-	uint64_t samples;
-};
-
 struct afdo_counts {
 	struct afdo_map steps;		/* (from, to, next) */
 	struct afdo_map ranges;		/* (begin, end): end = last instruction */
@@ -165,9 +152,6 @@ struct afdo_counts {
 	struct afdo_map traces;
 	struct afdo_map outer;
 	struct afdo_map misp;
-	/* With STACKS (set before the first sample): HYBRID, as above. */
-	bool stacks;
-	struct afdo_stacks hybrid;
 	struct afdo_stats st;
 };
 
@@ -195,13 +179,6 @@ int afdo_counts_sample(struct afdo_counts *c, struct pc_dso *bin,
 		       bool ip_mapped, uint64_t ip, const struct afdo_rec *r,
 		       size_t nr, uint64_t w);
 /*
- * With STACKS: keep a sample whose call chain has NF frames F (leaf
- * first, relocated, AFDO_ELSEWHERE where not the binary's code) with its
- * NR records R and weight W. 0, or -1 when out of memory.
- */
-int afdo_counts_stack(struct afdo_counts *c, const uint64_t *f, size_t nf,
-		      const struct afdo_rec *r, size_t nr, uint64_t w);
-/*
  * After the last sample: the ranges and branches of the records, checked
  * (the stats count what was dropped), and the ranges whose ends lie in
  * two functions dropped. 0, or -1 when out of memory.
@@ -214,9 +191,13 @@ bool afdo_counts_empty(const struct afdo_counts *c);
 
 /* ---- the formats ---- */
 
+struct afdo_ctxs;
+
 /* What a writer gets, and what it says back. */
 struct afdo_input {
 	const struct afdo_counts *counts;
+	/* a format's with stacks: the samples' calling contexts (context.h) */
+	const struct afdo_ctxs *ctxs;
 	struct pc_dso *bin;
 	int gcc_version;		/* 0: the GCC named in BIN's DWARF */
 };
@@ -238,7 +219,7 @@ struct afdo_format {
 	int (*write)(FILE *f, const struct afdo_input *in,
 		     struct afdo_notes *notes);
 	bool origins;			/* needs afdo_counts.origins */
-	bool stacks;			/* needs afdo_counts.stacks: call chains */
+	bool stacks;			/* needs afdo_input.ctxs: call chains */
 };
 
 extern const struct afdo_format afdo_formats[];

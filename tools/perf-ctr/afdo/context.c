@@ -19,19 +19,38 @@
 #include "dwarf-info.h"
 #include "riscv-insn.h"
 
-/* The unwinder's state for one sample. */
-struct unwind {
-	struct afdo_ctxs *cs;
+/* The unwinder's state for one sample, and what it reuses for the next. */
+struct afdo_unwind {
+	struct afdo_ctxs *cs_all;
 	struct pc_dso *bin;
 	uint64_t *st;			/* frames, outermost first; the last the leaf */
 	size_t n, cap;
 	uint64_t *key;			/* scratch: a context */
 	size_t ckey;
+	uint64_t *cs;			/* scratch: a call stack, leaf first */
+	size_t ccs;
+	uint64_t *r;			/* scratch: the records kept */
+	size_t cr;
 	struct pc_dwarf *dw;		/* BIN's, or NULL */
 	uint64_t ip;			/* where the walk back is */
 	uint64_t w;			/* the sample's weight */
 	bool invalid;			/* a range made no sense: contexts are lost */
 };
+
+/* Room for N words at *V (*CAP of them now). 0, or -1: no memory. */
+static int grow(uint64_t **v, size_t *cap, size_t n)
+{
+	uint64_t *p;
+
+	if (n <= *cap)
+		return 0;
+	p = realloc(*v, n * 2 * sizeof(*p));
+	if (!p)
+		return -1;
+	*v = p;
+	*cap = n * 2;
+	return 0;
+}
 
 static bool lp_call_insn(const struct pc_rv_insn *in)
 {
@@ -204,7 +223,7 @@ static struct afdo_ctx *ctx_get(struct afdo_ctxs *cs, const uint64_t *v,
  * the leaf, from the one below the innermost frame outside the binary
  * (a context starts over there), repeated calls of a recursion once.
  */
-static struct afdo_ctx *parent_ctx(struct unwind *u)
+static struct afdo_ctx *parent_ctx(struct afdo_unwind *u)
 {
 	size_t lo = 0, n = u->n ? u->n - 1 : 0, i;
 
@@ -221,10 +240,10 @@ static struct afdo_ctx *parent_ctx(struct unwind *u)
 	}
 	memcpy(u->key, u->st + lo, (n - lo) * sizeof(*u->key));
 	n = afdo_ctx_compress(u->key, n - lo, sizeof(*u->key));
-	return ctx_get(u->cs, u->key, n);
+	return ctx_get(u->cs_all, u->key, n);
 }
 
-static int push(struct unwind *u, uint64_t addr)
+static int push(struct afdo_unwind *u, uint64_t addr)
 {
 	if (u->n == u->cap) {
 		size_t cap = u->cap ? u->cap * 2 : 64;
@@ -240,14 +259,14 @@ static int push(struct unwind *u, uint64_t addr)
 }
 
 /* The leaf becomes ADDR: a branch within a frame. */
-static void switch_to(struct unwind *u, uint64_t addr)
+static void switch_to(struct afdo_unwind *u, uint64_t addr)
 {
 	if (u->n)
 		u->st[u->n - 1] = addr;
 }
 
 /* The range from the target of record R back to where the walk is. */
-static int unwind_linear(struct unwind *u, const uint64_t *r)
+static int unwind_linear(struct afdo_unwind *u, const uint64_t *r)
 {
 	uint64_t target = r[1], end = u->ip;
 	struct afdo_ctx *c;
@@ -268,7 +287,7 @@ static int unwind_linear(struct unwind *u, const uint64_t *r)
  * in its caller; when the frame around the leaf is not this call's
  * (the chain was taken in a prologue), the call stands in for the leaf.
  */
-static int unwind_call(struct unwind *u, uint64_t from)
+static int unwind_call(struct afdo_unwind *u, uint64_t from)
 {
 	if (u->n < 2 || u->st[u->n - 2] != from)
 		switch_to(u, from);
@@ -279,7 +298,7 @@ static int unwind_call(struct unwind *u, uint64_t from)
 }
 
 /* Record R, a return: the walk goes back into the frame it left. */
-static int unwind_return(struct unwind *u, const uint64_t *r)
+static int unwind_return(struct afdo_unwind *u, const uint64_t *r)
 {
 	switch_to(u, call_before(u->bin, r[1]));
 	u->ip = r[0];
@@ -287,19 +306,19 @@ static int unwind_return(struct unwind *u, const uint64_t *r)
 }
 
 /* Count branch R in the context the walk is in now, the record's own. */
-static int count_branch(struct unwind *u, const uint64_t *r)
+static int count_branch(struct afdo_unwind *u, const uint64_t *r)
 {
 	struct afdo_ctx *c;
 
 	if (r[1] == AFDO_ELSEWHERE)
 		return 0;
 	/* entered from elsewhere: no context */
-	c = r[0] == AFDO_ELSEWHERE ? ctx_get(u->cs, NULL, 0) : parent_ctx(u);
+	c = r[0] == AFDO_ELSEWHERE ? ctx_get(u->cs_all, NULL, 0) : parent_ctx(u);
 	return c ? afdo_map_add(&c->branches, r[0], r[1], 0, 0, u->w) : -1;
 }
 
 /* One record R (from, to), the I-th youngest, walked back over. */
-static int unwind_record(struct unwind *u, const uint64_t *r, size_t i)
+static int unwind_record(struct afdo_unwind *u, const uint64_t *r, size_t i)
 {
 	uint64_t from = r[0], to = r[1];
 
@@ -334,7 +353,7 @@ static int unwind_record(struct unwind *u, const uint64_t *r, size_t i)
  * outermost such goes. false when nothing is left of it or its leaf is
  * in a prologue: llvm-profgen drops the sample.
  */
-static bool call_stack(struct unwind *u, const uint64_t *f, size_t nf,
+static bool call_stack(struct afdo_unwind *u, const uint64_t *f, size_t nf,
 		       int *oom)
 {
 	uint64_t *cs, a;
@@ -342,11 +361,11 @@ static bool call_stack(struct unwind *u, const uint64_t *f, size_t nf,
 
 	*oom = 0;
 	u->n = 0;
-	cs = malloc((nf + 1) * sizeof(*cs));
-	if (!cs) {
+	if (grow(&u->cs, &u->ccs, nf + 1)) {
 		*oom = 1;
 		return false;
 	}
+	cs = u->cs;
 	for (i = 0; i < nf; i++) {
 		a = f[i];
 		if (a == AFDO_ELSEWHERE) {
@@ -363,34 +382,41 @@ static bool call_stack(struct unwind *u, const uint64_t *f, size_t nf,
 	}
 	if (n > 1 && cs[n - 1] == AFDO_ELSEWHERE)
 		n--;
-	if (!n || in_prolog(u->bin, u->dw, cs[0])) {
-		free(cs);
+	if (!n || in_prolog(u->bin, u->dw, cs[0]))
 		return false;
-	}
 	for (i = n; i-- > 0 && !*oom;)
 		*oom = push(u, cs[i]);
-	free(cs);
 	return !*oom;
 }
 
-/*
- * One hybrid sample at P (afdo.h's words); *WORDS gets its length. The
- * records with neither end in the binary are left out; a sample left
- * with none, or without a call stack, gives nothing.
- */
-static int unwind_sample(struct unwind *u, const uint64_t *p, size_t *words)
+int afdo_ctxs_init(struct afdo_ctxs *cs, struct pc_dso *bin)
 {
-	uint64_t nf = p[1], nr = p[2], *r;
-	const uint64_t *f = p + 3, *in = p + 3 + nf;
+	memset(cs, 0, sizeof(*cs));
+	cs->u = calloc(1, sizeof(*cs->u));
+	if (!cs->u)
+		return -1;
+	cs->u->cs_all = cs;
+	cs->u->bin = bin;
+	cs->u->dw = pc_dso_dwarf(bin, NULL, 0);
+	return 0;
+}
+
+/*
+ * The records with neither end in the binary are left out; a sample
+ * left with none, or without a call stack, gives nothing.
+ */
+int afdo_ctxs_sample(struct afdo_ctxs *cs, const uint64_t *f, size_t nf,
+		     const uint64_t *in, size_t nr, uint64_t w)
+{
+	struct afdo_unwind *u = cs->u;
 	size_t n = 0, i;
+	uint64_t *r;
 	int oom;
 
-	*words = 3 + nf + 2 * nr;
-	u->w = p[0];
-	u->invalid = false;
-	r = malloc((2 * nr + 2) * sizeof(*r));
-	if (!r)
+	cs->samples++;
+	if (grow(&u->r, &u->cr, 2 * nr + 2))
 		return -1;
+	r = u->r;
 	for (i = 0; i < nr; i++) {
 		if (in[2 * i] == AFDO_ELSEWHERE && in[2 * i + 1] == AFDO_ELSEWHERE)
 			continue;
@@ -398,36 +424,18 @@ static int unwind_sample(struct unwind *u, const uint64_t *p, size_t *words)
 		r[2 * n + 1] = in[2 * i + 1];
 		n++;
 	}
-	if (!n || !call_stack(u, f, nf, &oom)) {
-		free(r);
+	if (!n || !call_stack(u, f, nf, &oom))
 		return n ? -oom : 0;
-	}
+	u->w = w;
+	u->invalid = false;
 	/* the leaf is where the youngest record went, not the sampled ip */
 	u->st[u->n - 1] = r[1];
 	u->ip = r[1];
-	u->cs->unwound++;
+	cs->unwound++;
 	for (i = 0; i < n; i++)
-		if (unwind_record(u, r + 2 * i, i)) {
-			free(r);
+		if (unwind_record(u, r + 2 * i, i))
 			return -1;
-		}
-	free(r);
 	return 0;
-}
-
-int afdo_ctxs_build(struct afdo_ctxs *cs, const struct afdo_stacks *h,
-		    struct pc_dso *bin)
-{
-	struct unwind u = { .cs = cs, .bin = bin };
-	size_t at, words;
-	int rc = 0;
-
-	u.dw = pc_dso_dwarf(bin, NULL, 0);
-	for (at = 0; at < h->n && !rc; at += words)
-		rc = unwind_sample(&u, h->v + at, &words);
-	free(u.st);
-	free(u.key);
-	return rc;
 }
 
 void afdo_ctxs_free(struct afdo_ctxs *cs)
@@ -441,5 +449,12 @@ void afdo_ctxs_free(struct afdo_ctxs *cs)
 	}
 	free(cs->v);
 	pc_index_free(&cs->ix);
+	if (cs->u) {
+		free(cs->u->st);
+		free(cs->u->key);
+		free(cs->u->cs);
+		free(cs->u->r);
+		free(cs->u);
+	}
 	memset(cs, 0, sizeof(*cs));
 }

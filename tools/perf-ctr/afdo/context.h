@@ -24,19 +24,28 @@ struct afdo_ctx {
 	struct afdo_map branches;	/* (from, to) */
 };
 
+struct afdo_unwind;
+
 struct afdo_ctxs {
 	struct afdo_ctx *v;		/* in the order they were met */
 	size_t n, cap;
 	struct pc_index ix;
-	uint64_t unwound;		/* samples that gave contexts */
+	uint64_t samples;		/* with a call chain and records */
+	uint64_t unwound;		/* of them, those that gave contexts */
+	struct afdo_unwind *u;		/* the unwinder's state (context.c) */
 };
 
+/* Start CS for the samples of BIN. 0, or -1 when out of memory. */
+int afdo_ctxs_init(struct afdo_ctxs *cs, struct pc_dso *bin);
 /*
- * Unwind every hybrid sample of H (afdo.h) over BIN into CS (zeroed
- * before). 0, or -1 when out of memory (then afdo_ctxs_free() it).
+ * Unwind one sample into CS: the NF frames F of its call chain, leaf
+ * first, and its NR records R as (from, to) pairs, youngest first,
+ * both relocated to BIN's link-time addresses (AFDO_ELSEWHERE: not
+ * BIN's code); W its weight. It is kept no longer. 0, or -1 when out
+ * of memory.
  */
-int afdo_ctxs_build(struct afdo_ctxs *cs, const struct afdo_stacks *h,
-		    struct pc_dso *bin);
+int afdo_ctxs_sample(struct afdo_ctxs *cs, const uint64_t *f, size_t nf,
+		     const uint64_t *r, size_t nr, uint64_t w);
 void afdo_ctxs_free(struct afdo_ctxs *cs);
 
 /*

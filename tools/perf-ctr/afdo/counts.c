@@ -102,49 +102,6 @@ void afdo_counts_free(struct afdo_counts *c)
 	afdo_map_free(&c->traces);
 	afdo_map_free(&c->outer);
 	afdo_map_free(&c->misp);
-	free(c->hybrid.v);
-}
-
-/* Room for N more words of C's hybrid samples. */
-static int stacks_room(struct afdo_stacks *h, size_t n)
-{
-	size_t cap = h->cap ? h->cap : 4096;
-	uint64_t *v;
-
-	while (cap - h->n < n)
-		cap *= 2;
-	if (cap == h->cap)
-		return 0;
-	v = realloc(h->v, cap * sizeof(*v));
-	if (!v)
-		return -1;
-	h->v = v;
-	h->cap = cap;
-	return 0;
-}
-
-int afdo_counts_stack(struct afdo_counts *c, const uint64_t *f, size_t nf,
-		      const struct afdo_rec *r, size_t nr, uint64_t w)
-{
-	struct afdo_stacks *h = &c->hybrid;
-	uint64_t *p;
-	size_t i;
-
-	if (stacks_room(h, 3 + nf + 2 * nr))
-		return -1;
-	p = h->v + h->n;
-	*p++ = w;
-	*p++ = nf;
-	*p++ = nr;
-	memcpy(p, f, nf * sizeof(*f));
-	p += nf;
-	for (i = 0; i < nr; i++) {
-		*p++ = r[i].from_mapped ? r[i].from : AFDO_ELSEWHERE;
-		*p++ = r[i].to_mapped ? r[i].to : AFDO_ELSEWHERE;
-	}
-	h->n = p - h->v;
-	h->samples++;
-	return 0;
 }
 
 /*

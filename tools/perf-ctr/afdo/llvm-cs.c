@@ -660,10 +660,9 @@ int afdo_write_llvm_cs(FILE *f, const struct afdo_input *in,
 		       struct afdo_notes *notes)
 {
 	struct cs_build b = { .bin = in->bin, .t = { .kind = AFDO_TREE_PROBE } };
-	struct afdo_ctxs cs = { 0 };
 	int rc;
 
-	if (!in->counts->hybrid.samples) {
+	if (!in->ctxs || !in->ctxs->samples) {
 		snprintf(notes->err, sizeof(notes->err),
 			 "no sample has a call chain: a context-sensitive profile needs them (perf record -g)");
 		return -1;
@@ -673,14 +672,11 @@ int afdo_write_llvm_cs(FILE *f, const struct afdo_input *in,
 		return -1;
 	notes->probes = true;
 	b.dw = pc_dso_dwarf(in->bin, NULL, 0);
-	rc = afdo_ctxs_build(&cs, &in->counts->hybrid, in->bin);
-	if (!rc)
-		rc = build(&b, &cs);
+	rc = build(&b, in->ctxs);
 	if (!rc)
 		rc = write_text(f, &b);
 	if (rc)
 		snprintf(notes->err, sizeof(notes->err), "out of memory");
-	afdo_ctxs_free(&cs);
 	build_free(&b);
 	return rc;
 }

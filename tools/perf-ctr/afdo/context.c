@@ -19,6 +19,11 @@
 #include "dwarf-info.h"
 #include "riscv-insn.h"
 
+/* A return address and the call before it (0: none), found once. */
+struct ret_call {
+	uint64_t ret, call;
+};
+
 /* The unwinder's state for one sample, and what it reuses for the next. */
 struct afdo_unwind {
 	struct afdo_ctxs *cs_all;
@@ -31,6 +36,9 @@ struct afdo_unwind {
 	size_t ccs;
 	uint64_t *r;			/* scratch: the records kept */
 	size_t cr;
+	struct ret_call *rc;		/* call_before()'s answers, by address */
+	size_t nrc, crc;
+	struct pc_index rc_ix;
 	struct pc_dwarf *dw;		/* BIN's, or NULL */
 	uint64_t ip;			/* where the walk back is */
 	uint64_t w;			/* the sample's weight */
@@ -94,19 +102,40 @@ static uint64_t insn_before(struct pc_dso *bin, uint64_t addr)
 	return p == addr ? prev : 0;
 }
 
+static bool ret_is(const void *arr, size_t pos, const void *key)
+{
+	return ((const struct ret_call *)arr)[pos].ret == *(const uint64_t *)key;
+}
+
 /*
  * The call that returns to ADDR: the instruction before it when that
  * is a call, else 0 (the unwinder of the chain went wrong, to
- * llvm-profgen). An address outside the binary stays so.
+ * llvm-profgen). An address outside the binary stays so. Finding the
+ * instruction before walks the function from its start: each address
+ * is walked once (*OOM when out of memory).
  */
-static uint64_t call_before(struct pc_dso *bin, uint64_t addr)
+static uint64_t call_before(struct afdo_unwind *u, uint64_t addr, bool *oom)
 {
+	struct ret_call *e;
 	uint64_t c;
+	bool added;
+	size_t i;
 
 	if (addr == AFDO_ELSEWHERE)
 		return AFDO_ELSEWHERE;
-	c = insn_before(bin, addr);
-	return c && lp_call(bin, c) ? c : 0;
+	i = pc_index_get(&u->rc_ix, (void **)&u->rc, &u->nrc, &u->crc,
+			 sizeof(*u->rc), pc_hash(addr, 0, 0), ret_is, &addr, &added);
+	if (i == PC_INDEX_NONE) {
+		*oom = true;
+		return 0;
+	}
+	e = &u->rc[i];
+	if (added) {
+		c = insn_before(u->bin, addr);
+		e->ret = addr;
+		e->call = c && lp_call(u->bin, c) ? c : 0;
+	}
+	return e->call;
 }
 
 /*
@@ -300,9 +329,11 @@ static int unwind_call(struct afdo_unwind *u, uint64_t from)
 /* Record R, a return: the walk goes back into the frame it left. */
 static int unwind_return(struct afdo_unwind *u, const uint64_t *r)
 {
-	switch_to(u, call_before(u->bin, r[1]));
+	bool oom = false;
+
+	switch_to(u, call_before(u, r[1], &oom));
 	u->ip = r[0];
-	return push(u, r[0]);
+	return oom ? -1 : push(u, r[0]);
 }
 
 /* Count branch R in the context the walk is in now, the record's own. */
@@ -321,14 +352,17 @@ static int count_branch(struct afdo_unwind *u, const uint64_t *r)
 static int unwind_record(struct afdo_unwind *u, const uint64_t *r, size_t i)
 {
 	uint64_t from = r[0], to = r[1];
+	bool oom = false;
 
 	/* the youngest range runs on past the sample: none */
 	if (i && unwind_linear(u, r))
 		return -1;
 	if (!u->invalid &&
 	    (lp_call(u->bin, from) ||
-	     (from == AFDO_ELSEWHERE && !call_before(u->bin, to)))) {
+	     (from == AFDO_ELSEWHERE && !call_before(u, to, &oom) && !oom))) {
 		unwind_call(u, from);
+	} else if (oom) {
+		return -1;
 	} else if (!u->invalid && from == AFDO_ELSEWHERE) {
 		/* a return from elsewhere: the code after a call */
 		if (unwind_return(u, r))
@@ -374,7 +408,13 @@ static bool call_stack(struct afdo_unwind *u, const uint64_t *f, size_t nf,
 			continue;
 		}
 		if (n) {
-			a = call_before(u->bin, a);
+			bool no_mem = false;
+
+			a = call_before(u, a, &no_mem);
+			if (no_mem) {
+				*oom = 1;
+				return false;
+			}
 			if (!a)
 				break;
 		}
@@ -454,6 +494,8 @@ void afdo_ctxs_free(struct afdo_ctxs *cs)
 		free(cs->u->key);
 		free(cs->u->cs);
 		free(cs->u->r);
+		free(cs->u->rc);
+		pc_index_free(&cs->u->rc_ix);
 		free(cs->u);
 	}
 	memset(cs, 0, sizeof(*cs));

@@ -18,6 +18,7 @@
 #include "context.h"
 #include "dwarf-info.h"
 #include "riscv-insn.h"
+#include "search.h"
 
 /* A return address and the call before it (0: none), found once. */
 struct ret_call {
@@ -81,19 +82,27 @@ static bool lp_uncond(const struct pc_rv_insn *in)
 }
 
 /*
- * The instruction before ADDR, as a disassembly from the start of its
- * function finds it; 0 when there is none.
+ * The instruction before ADDR, as a disassembly from the start of the
+ * function before it finds it (llvm-profgen's runs from each symbol to
+ * the next: the one before a function's first instruction is the last
+ * of the function before, as after a call that does not return); 0
+ * when there is none.
  */
 static uint64_t insn_before(struct pc_dso *bin, uint64_t addr)
 {
-	const struct pc_sym *s = pc_dso_sym(bin, addr);
 	struct pc_rv_insn in;
 	uint64_t p, prev = 0;
 	unsigned int len;
+	size_t k;
 
-	if (!s)
+	/* (which loads the symbols, too) */
+	if (!addr || !pc_dso_sym(bin, addr))
 		return 0;
-	for (p = s->start; p < addr; p += len) {
+	k = pc_count_upto(bin->syms, bin->nr_syms, sizeof(*bin->syms),
+			  offsetof(struct pc_sym, start), addr - 1);
+	if (!k)
+		return 0;
+	for (p = bin->syms[k - 1].start; p < addr; p += len) {
 		len = pc_dso_insn(bin, p, &in);
 		if (!len)
 			return 0;

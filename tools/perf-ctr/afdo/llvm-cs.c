@@ -183,26 +183,26 @@ static int add_frame(struct cs_build *b, size_t *n, const char *name,
 }
 
 /*
- * Append the inline context of probe PR: the function of each node from
- * the emitted one down, at the site of the next, then PR's own function
- * at PR's index.
+ * Append the functions of inline node ND, from the emitted one down,
+ * each at the site of the next.
  */
+static int add_node(struct cs_build *b, size_t *n, uint32_t nd)
+{
+	const struct pc_probe_node *x = &b->pp->nodes[nd];
+
+	if (x->parent != PC_PROBE_TOP) {
+		if (add_node(b, n, x->parent))
+			return -1;
+		b->fr[*n - 1].off = x->site;
+	}
+	return add_frame(b, n, x->desc->name, 0);
+}
+
+/* Append the inline context of probe PR, its own function at its index. */
 static int add_inline(struct cs_build *b, size_t *n, const struct pc_probe *pr)
 {
-	const struct pc_probe_node *nodes = b->pp->nodes;
-	uint32_t chain[64], nd = pr->node, k = 0;
-
-	while (nodes[nd].parent != PC_PROBE_TOP && k < 64) {
-		chain[k++] = nd;
-		nd = nodes[nd].parent;
-	}
-	if (add_frame(b, n, nodes[nd].desc->name, 0))
+	if (add_node(b, n, pr->node))
 		return -1;
-	while (k--) {
-		b->fr[*n - 1].off = nodes[chain[k]].site;
-		if (add_frame(b, n, nodes[chain[k]].desc->name, 0))
-			return -1;
-	}
 	b->fr[*n - 1].off = pr->index;
 	return 0;
 }
@@ -337,13 +337,17 @@ static struct cs_prof *leaf_prof(struct cs_build *b, const struct afdo_ctx *c,
 
 /* ---- counts ---- */
 
-static int count_range(struct cs_build *b, uint64_t first, uint64_t last,
-		       uint64_t n)
+/* Each instruction from FIRST to LAST runs N times: so do its probes. */
+static void count_range(struct cs_build *b, uint64_t first, uint64_t last,
+			uint64_t n)
 {
 	struct pc_rv_insn in;
 	uint64_t a = first;
 	unsigned int len;
 
+	/* a probe with a count is HIT once */
+	if (!n)
+		return;
 	for (; a <= last; a += len) {
 		const struct pc_probe *pr;
 		size_t k, i;
@@ -357,12 +361,11 @@ static int count_range(struct cs_build *b, uint64_t first, uint64_t last,
 
 			if (!b->kept[pr[i].node])
 				continue;
-			if (!b->cnt[at]++)
+			if (!b->cnt[at])
 				b->hit[b->nhit++] = at;
-			b->cnt[at] += n - 1;
+			b->cnt[at] += n;
 		}
 	}
-	return 0;
 }
 
 /*

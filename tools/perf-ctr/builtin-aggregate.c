@@ -767,6 +767,11 @@ static void print_stats(const struct agg_ctx *c)
 	if (c->counts.origins)
 		fprintf(stderr, "  mispredicted: %llu records with an end in the binary\n",
 			(unsigned long long)st->mispredicts);
+	/* llvm-profgen drops a sample whose chain is empty or starts in a prologue */
+	if (c->stacks)
+		fprintf(stderr, "  call chains: %llu samples, %llu unwound, %zu contexts\n",
+			(unsigned long long)c->ctxs.samples,
+			(unsigned long long)c->ctxs.unwound, c->ctxs.n);
 }
 
 int cmd_aggregate(int argc, char **argv)

@@ -184,7 +184,10 @@ static int add_frame(struct cs_build *b, size_t *n, const char *name,
 
 /*
  * Append the functions of inline node ND, from the emitted one down,
- * each at the site of the next.
+ * each at the site of the next. A site of index 0 is a call llvm-profgen
+ * 19 knows no probe of: the whole context starts over below it, the
+ * frames of the call sites before too (ND still counts as inlined, for
+ * its attributes).
  */
 static int add_node(struct cs_build *b, size_t *n, uint32_t nd)
 {
@@ -193,7 +196,10 @@ static int add_node(struct cs_build *b, size_t *n, uint32_t nd)
 	if (x->parent != PC_PROBE_TOP) {
 		if (add_node(b, n, x->parent))
 			return -1;
-		b->fr[*n - 1].off = x->site;
+		if (x->site)
+			b->fr[*n - 1].off = x->site;
+		else
+			*n = 0;
 	}
 	return add_frame(b, n, x->desc->name, 0);
 }

@@ -11,6 +11,9 @@
 #   cs-vs-llvm-profgen      the same profile, byte for byte
 #   cs-calls-vs-llvm-profgen  the same with call probes added (clang 19
 #                           emits none for RISC-V): contexts through calls
+#   cs-edited-vs-llvm-profgen  the same for t-probe.sh's program with call
+#                           probes, a sentinel and an inline site of index
+#                           0 (its context starts over, call sites too)
 #   cs-llvm-profdata        llvm-profdata 19 reads it
 #   cs-clang-sample-use     clang 19 -fprofile-sample-use takes it
 #   cs-no-callchain         a recording without call chains: an error,
@@ -29,7 +32,7 @@ CMP_OPTS="--csspgo-preinliner=0 --gen-cs-nested-profile=0 --csprof-merge-cold-co
 cross_setup cs
 
 profgen=/usr/lib/llvm-19/bin/llvm-profgen
-names="cs-synth-callchain cs-vs-llvm-profgen cs-calls-vs-llvm-profgen cs-llvm-profdata cs-clang-sample-use cs-no-callchain cs-no-probes"
+names="cs-synth-callchain cs-vs-llvm-profgen cs-calls-vs-llvm-profgen cs-edited-vs-llvm-profgen cs-llvm-profdata cs-clang-sample-use cs-no-callchain cs-no-probes"
 why=
 if [ "$(id -u)" != 0 ] || [ ! -x "$ROOT/usr/bin/clang-19" ]; then
 	why="no clang-19 in $ROOT (scripts/setup-afdo.sh) or not root"
@@ -44,7 +47,7 @@ if [ -n "$why" ]; then
 fi
 rtmp=$(mktemp -d "$ROOT/tmp/t-cs.XXXXXX")
 trap 'rm -rf "$tmp" "$rtmp"' EXIT
-cp "$fix/cs.c" "$rtmp/"
+cp "$fix/cs.c" "$fix/probe.c" "$rtmp/"
 rcc() { in_root sh -c "cd ${rtmp#"$ROOT"} && $*"; }
 CFLAGS="--target=riscv64-linux-gnu -O2 -g -fpseudo-probe-for-profiling -mno-relax -fno-omit-frame-pointer"
 
@@ -90,18 +93,27 @@ else
 fi
 
 # --- contexts through calls ------------------------------------------------
+# call_probes BINARY FUNCTION...: a call probe at every jalr of each
+# FUNCTION, index 40 on: type 2 (direct) for a jalr through ra after
+# its auipc, 1 (indirect) for one through another register.
+call_probes() {
+	local bin=$1
+
+	shift
+	"${CROSS}objdump" -d --no-show-raw-insn "$bin" | awk -v fs=" $* " '
+		/^[0-9a-f]+ <.*>:$/ { f = substr($2, 2, length($2) - 3); i = 40; next }
+		index(fs, " " f " ") && $2 == "jalr" {
+			sub(":", "", $1)
+			printf "call=%s:%d:%d:%s ", f, i++, ($3 ~ /\(ra\)/) ? 2 : 1, $1 }'
+}
 # A call probe at every call of main, fact, left and right (index 40
 # on). llvm-profgen 19 takes only c.jalr for a call on RISC-V (LLVM's
 # instruction descriptions call no jal or jalr one): main's call through
 # a pointer opens contexts, the other calls give call targets.
 "${CROSS}objcopy" --dump-section .pseudo_probe=cs.pp cs
 starts=$("${CROSS}nm" cs | awk '$2 == "t" || $2 == "T" { printf "start=%s=%s ", $3, $1 }')
-calls=$("${CROSS}objdump" -d --no-show-raw-insn cs | awk '
-	/^[0-9a-f]+ <.*>:$/ { f = substr($2, 2, length($2) - 3); i = 40; next }
-	(f == "main" || f == "fact" || f == "left" || f == "right") && $2 == "jalr" {
-		sub(":", "", $1)
-		printf "call=%s:%d:%d:%s ", f, i++, ($3 ~ /\(ra\)/) ? 2 : 1, $1 }')
-if python3 "$here/probe-edit.py" cs.pp calls.pp $starts $calls &&
+if python3 "$here/probe-edit.py" cs.pp calls.pp $starts \
+	$(call_probes cs main fact left right) &&
    "${CROSS}objcopy" --update-section .pseudo_probe=calls.pp cs cs-calls &&
    profgen c cs-calls && grep -q '^\[main:[0-9]* @ right' c.pg &&
    grep -q ' leaf:[1-9]' c.pg && diff -u c.pg c.prof >&2; then
@@ -109,6 +121,31 @@ if python3 "$here/probe-edit.py" cs.pp calls.pp $starts $calls &&
 else
 	cat c.pg.err >&2 2>/dev/null
 	fail cs-calls-vs-llvm-profgen
+fi
+
+# t-probe.sh's program and its edits: call probes in work and main, mix's
+# return taking work's probe 20 (a sentinel), poly inlined at index 0.
+if rcc clang-19 $CFLAGS -fuse-ld=lld -o probe probe.c && cp "$rtmp/probe" . &&
+   "${CROSS}objcopy" --dump-section .pseudo_probe=probe.pp probe; then
+	pstarts=$("${CROSS}nm" probe | awk '$2 == "t" || $2 == "T" { printf "start=%s=%s ", $3, $1 }')
+	mix=$("${CROSS}nm" probe | awk '$3 ~ /^_ZL3mixii\.__uniq\./ { print $3 }')
+	poly=_ZL4polyi${mix#_ZL3mixii}
+	mstart=$("${CROSS}nm" probe | awk -v f="$mix" '$3 == f { print $1 }')
+	mret=$("${CROSS}objdump" -d --no-show-raw-insn probe | awk -v f="<$mix>:" '
+		$2 == f { on = 1; next } /^$/ { on = 0 }
+		on && $2 == "ret" { sub(":", "", $1); print $1; exit }')
+fi
+if [ -n "${mix:-}" ] && [ -n "${mret:-}" ] &&
+   python3 "$here/probe-edit.py" probe.pp edited.pp $pstarts \
+	$(call_probes probe work main) zero-site="$poly" \
+	sentinel=work:"$mix":20:"$(printf %x $((0x$mret - 0x$mstart)))" &&
+   "${CROSS}objcopy" --update-section .pseudo_probe=edited.pp probe probe-ed &&
+   profgen e probe-ed && grep -q '^\[main:[0-9]* @ work\]' e.pg &&
+   grep -q "^\[$poly\]:" e.pg && ! grep -q "@ $poly" e.pg && diff -u e.pg e.prof >&2; then
+	pass cs-edited-vs-llvm-profgen
+else
+	cat e.pg.err >&2 2>/dev/null
+	fail cs-edited-vs-llvm-profgen
 fi
 
 if root_exec /usr/lib/llvm-19/bin/llvm-profdata show --sample c.prof >show.out 2>show.err &&

@@ -20,9 +20,13 @@
 #include "riscv-insn.h"
 #include "search.h"
 
-/* A return address and the call before it (0: none), found once. */
-struct ret_call {
-	uint64_t ret, call;
+/*
+ * What llvm-profgen's disassembly says of an address, found once: is an
+ * instruction there, and which call (0: none) is the instruction before.
+ */
+struct insn_at {
+	uint64_t addr, call;
+	bool start;
 };
 
 /* The unwinder's state for one sample, and what it reuses for the next. */
@@ -37,9 +41,9 @@ struct afdo_unwind {
 	size_t ccs;
 	uint64_t *r;			/* scratch: the records kept */
 	size_t cr;
-	struct ret_call *rc;		/* call_before()'s answers, by address */
-	size_t nrc, crc;
-	struct pc_index rc_ix;
+	struct insn_at *at;		/* look_at()'s answers, by address */
+	size_t nat, cat;
+	struct pc_index at_ix;
 	struct pc_dwarf *dw;		/* BIN's, or NULL */
 	uint64_t ip;			/* where the walk back is */
 	uint64_t w;			/* the sample's weight */
@@ -82,69 +86,115 @@ static bool lp_uncond(const struct pc_rv_insn *in)
 }
 
 /*
- * The instruction before ADDR, as a disassembly from the start of the
- * function before it finds it (llvm-profgen's runs from each symbol to
- * the next: the one before a function's first instruction is the last
- * of the function before, as after a call that does not return); 0
- * when there is none.
+ * From the start of the K-th symbol to ADDR, an instruction at a time:
+ * the last one before ADDR in *PREV (0: none). Does one start at ADDR?
  */
-static uint64_t insn_before(struct pc_dso *bin, uint64_t addr)
+static bool walk_from(struct pc_dso *bin, size_t k, uint64_t addr,
+		      uint64_t *prev)
 {
 	struct pc_rv_insn in;
-	uint64_t p, prev = 0;
 	unsigned int len;
-	size_t k;
+	uint64_t p;
 
-	/* (which loads the symbols, too) */
-	if (!addr || !pc_dso_sym(bin, addr))
-		return 0;
-	k = pc_count_upto(bin->syms, bin->nr_syms, sizeof(*bin->syms),
-			  offsetof(struct pc_sym, start), addr - 1);
-	if (!k)
-		return 0;
-	for (p = bin->syms[k - 1].start; p < addr; p += len) {
+	*prev = 0;
+	for (p = bin->syms[k].start; p < addr; p += len) {
 		len = pc_dso_insn(bin, p, &in);
 		if (!len)
-			return 0;
-		prev = p;
+			return false;
+		*prev = p;
 	}
-	return p == addr ? prev : 0;
+	return p == addr;
 }
 
-static bool ret_is(const void *arr, size_t pos, const void *key)
+/*
+ * Walk to ADDR as llvm-profgen's disassembly does: it runs from each
+ * symbol to the next, so an instruction starts at every symbol, and the
+ * one before a function's first is the last of the function before (as
+ * after a call that does not return). Is an instruction at ADDR? *PREV
+ * gets the one before it (0: none).
+ */
+static bool insn_walk(struct pc_dso *bin, uint64_t addr, uint64_t *prev)
 {
-	return ((const struct ret_call *)arr)[pos].ret == *(const uint64_t *)key;
+	size_t k, before;
+
+	*prev = 0;
+	/* (which loads the symbols, too) */
+	pc_dso_sym(bin, addr);
+	k = pc_count_upto(bin->syms, bin->nr_syms, sizeof(*bin->syms),
+			  offsetof(struct pc_sym, start), addr);
+	if (!k || !addr)
+		return false;
+	before = pc_count_upto(bin->syms, bin->nr_syms, sizeof(*bin->syms),
+			       offsetof(struct pc_sym, start), addr - 1);
+	if (bin->syms[k - 1].start != addr)
+		return walk_from(bin, k - 1, addr, prev);
+	/* a symbol starts at ADDR: the one before runs up to it */
+	if (before)
+		walk_from(bin, before - 1, addr, prev);
+	return true;
+}
+
+static bool at_is(const void *arr, size_t pos, const void *key)
+{
+	return ((const struct insn_at *)arr)[pos].addr == *(const uint64_t *)key;
+}
+
+/*
+ * What llvm-profgen makes of ADDR, walked once an address; NULL when out
+ * of memory.
+ */
+static const struct insn_at *look_at(struct afdo_unwind *u, uint64_t addr)
+{
+	struct insn_at *e;
+	uint64_t prev;
+	bool added;
+	size_t i;
+
+	i = pc_index_get(&u->at_ix, (void **)&u->at, &u->nat, &u->cat,
+			 sizeof(*u->at), pc_hash(addr, 0, 0), at_is, &addr, &added);
+	if (i == PC_INDEX_NONE)
+		return NULL;
+	e = &u->at[i];
+	if (added) {
+		e->addr = addr;
+		e->start = insn_walk(u->bin, addr, &prev);
+		e->call = prev && lp_call(u->bin, prev) ? prev : 0;
+	}
+	return e;
+}
+
+/*
+ * ADDR as llvm-profgen takes it: AFDO_ELSEWHERE unless an instruction
+ * of the binary starts there (*OOM when out of memory).
+ */
+static uint64_t code(struct afdo_unwind *u, uint64_t addr, bool *oom)
+{
+	const struct insn_at *e;
+
+	if (addr == AFDO_ELSEWHERE)
+		return addr;
+	e = look_at(u, addr);
+	if (!e)
+		*oom = true;
+	return e && e->start ? addr : AFDO_ELSEWHERE;
 }
 
 /*
  * The call that returns to ADDR: the instruction before it when that
  * is a call, else 0 (the unwinder of the chain went wrong, to
- * llvm-profgen). An address outside the binary stays so. Finding the
- * instruction before walks the function from its start: each address
- * is walked once (*OOM when out of memory).
+ * llvm-profgen). An address outside the binary stays so (*OOM when out
+ * of memory).
  */
 static uint64_t call_before(struct afdo_unwind *u, uint64_t addr, bool *oom)
 {
-	struct ret_call *e;
-	uint64_t c;
-	bool added;
-	size_t i;
+	const struct insn_at *e;
 
 	if (addr == AFDO_ELSEWHERE)
 		return AFDO_ELSEWHERE;
-	i = pc_index_get(&u->rc_ix, (void **)&u->rc, &u->nrc, &u->crc,
-			 sizeof(*u->rc), pc_hash(addr, 0, 0), ret_is, &addr, &added);
-	if (i == PC_INDEX_NONE) {
+	e = look_at(u, addr);
+	if (!e)
 		*oom = true;
-		return 0;
-	}
-	e = &u->rc[i];
-	if (added) {
-		c = insn_before(u->bin, addr);
-		e->ret = addr;
-		e->call = c && lp_call(u->bin, c) ? c : 0;
-	}
-	return e->call;
+	return e ? e->call : 0;
 }
 
 /*
@@ -410,15 +460,19 @@ static bool call_stack(struct afdo_unwind *u, const uint64_t *f, size_t nf,
 	}
 	cs = u->cs;
 	for (i = 0; i < nf; i++) {
-		a = f[i];
+		bool no_mem = false;
+
+		a = code(u, f[i], &no_mem);
+		if (no_mem) {
+			*oom = 1;
+			return false;
+		}
 		if (a == AFDO_ELSEWHERE) {
 			if (!n || cs[n - 1] != AFDO_ELSEWHERE)
 				cs[n++] = a;
 			continue;
 		}
 		if (n) {
-			bool no_mem = false;
-
 			a = call_before(u, a, &no_mem);
 			if (no_mem) {
 				*oom = 1;
@@ -458,6 +512,7 @@ int afdo_ctxs_sample(struct afdo_ctxs *cs, const uint64_t *f, size_t nf,
 		     const uint64_t *in, size_t nr, uint64_t w)
 {
 	struct afdo_unwind *u = cs->u;
+	bool no_mem = false;
 	size_t n = 0, i;
 	uint64_t *r;
 	int oom;
@@ -467,12 +522,13 @@ int afdo_ctxs_sample(struct afdo_ctxs *cs, const uint64_t *f, size_t nf,
 		return -1;
 	r = u->r;
 	for (i = 0; i < nr; i++) {
-		if (in[2 * i] == AFDO_ELSEWHERE && in[2 * i + 1] == AFDO_ELSEWHERE)
-			continue;
-		r[2 * n] = in[2 * i];
-		r[2 * n + 1] = in[2 * i + 1];
-		n++;
+		r[2 * n] = code(u, in[2 * i], &no_mem);
+		r[2 * n + 1] = code(u, in[2 * i + 1], &no_mem);
+		if (r[2 * n] != AFDO_ELSEWHERE || r[2 * n + 1] != AFDO_ELSEWHERE)
+			n++;
 	}
+	if (no_mem)
+		return -1;
 	if (!n || !call_stack(u, f, nf, &oom))
 		return n ? -oom : 0;
 	u->w = w;
@@ -503,8 +559,8 @@ void afdo_ctxs_free(struct afdo_ctxs *cs)
 		free(cs->u->key);
 		free(cs->u->cs);
 		free(cs->u->r);
-		free(cs->u->rc);
-		pc_index_free(&cs->u->rc_ix);
+		free(cs->u->at);
+		pc_index_free(&cs->u->at_ix);
 		free(cs->u);
 	}
 	memset(cs, 0, sizeof(*cs));

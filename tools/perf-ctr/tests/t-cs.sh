@@ -14,6 +14,9 @@
 #   cs-edited-vs-llvm-profgen  the same for t-probe.sh's program with call
 #                           probes, a sentinel and an inline site of index
 #                           0 (its context starts over, call sites too)
+#   cs-bogus-vs-llvm-profgen  the same with synth --bogus: records into
+#                           no mapping, ranges backwards, samples twice
+#                           and samples without records
 #   cs-llvm-profdata        llvm-profdata 19 reads it
 #   cs-clang-sample-use     clang 19 -fprofile-sample-use takes it
 #   cs-no-callchain         a recording without call chains: an error,
@@ -32,7 +35,7 @@ CMP_OPTS="--csspgo-preinliner=0 --gen-cs-nested-profile=0 --csprof-merge-cold-co
 cross_setup cs
 
 profgen=/usr/lib/llvm-19/bin/llvm-profgen
-names="cs-synth-callchain cs-vs-llvm-profgen cs-calls-vs-llvm-profgen cs-edited-vs-llvm-profgen cs-llvm-profdata cs-clang-sample-use cs-no-callchain cs-no-probes"
+names="cs-synth-callchain cs-vs-llvm-profgen cs-calls-vs-llvm-profgen cs-edited-vs-llvm-profgen cs-bogus-vs-llvm-profgen cs-llvm-profdata cs-clang-sample-use cs-no-callchain cs-no-probes"
 why=
 if [ "$(id -u)" != 0 ] || [ ! -x "$ROOT/usr/bin/clang-19" ]; then
 	why="no clang-19 in $ROOT (scripts/setup-afdo.sh) or not root"
@@ -56,18 +59,29 @@ if ! rcc clang-19 $CFLAGS -fuse-ld=lld -o cs cs.c || ! cp "$rtmp/cs" .; then
 	exit 1
 fi
 
-# script NAME BINARY: NAME.data, a recording of BINARY with call chains,
-# and NAME.script, perf 7.3's text of it (--no-inline: perf would ask
-# addr2line for the inlined frames of each address and print nothing).
+# script NAME BINARY [SYNTH-OPTION...]: NAME.data, a recording of BINARY
+# with call chains, and NAME.script, perf 7.3's text of it (--no-inline:
+# perf would ask addr2line for the inlined frames of each address and
+# print nothing). A sample without records is kept out: llvm-profgen
+# reads the text without its blank lines, and would take that sample's
+# chain for the first lines of the next sample's.
 script() {
-	"$PC" synth -o "$1.data" --samples 3000 --depth 32 --binary "$2" --seed 5 \
-		--callchain >&2 &&
-	"${ROOT_LOADER[@]}" "$ROOT/usr/bin/perf" script -i "$1.data" --show-mmap-events \
-		--no-inline -F ip,brstack >"$1.script" 2>/dev/null
+	local name=$1 bin=$2
+
+	shift 2
+	"$PC" synth -o "$name.data" --samples 3000 --depth 32 --binary "$bin" --seed 5 \
+		--callchain "$@" >&2 &&
+	"${ROOT_LOADER[@]}" "$ROOT/usr/bin/perf" script -i "$name.data" --show-mmap-events \
+		--no-inline -F ip,brstack 2>/dev/null | awk '
+		/^PERF_RECORD_/ { print; next }
+		/^$/ { if (s ~ / 0x/) printf "%s", s; s = "\n"; next }
+		{ s = s $0 "\n" }
+		END { if (s ~ / 0x/) printf "%s", s }' >"$name.script"
 }
-# profgen NAME BINARY: NAME.pg llvm-profgen's profile, NAME.prof perf-ctr's.
+# profgen NAME BINARY [SYNTH-OPTION...]: NAME.pg llvm-profgen's profile,
+# NAME.prof perf-ctr's.
 profgen() {
-	script "$1" "$2" &&
+	script "$@" &&
 	root_exec "$profgen" --perfscript="$1.script" --binary="$2" --format=text \
 		$CMP_OPTS --output="$1.pg" 2>"$1.pg.err" &&
 	"$PC" aggregate -i "$1.data" --binary "$2" -f llvm-cs -o "$1.prof"
@@ -146,6 +160,16 @@ if [ -n "${mix:-}" ] && [ -n "${mret:-}" ] &&
 else
 	cat e.pg.err >&2 2>/dev/null
 	fail cs-edited-vs-llvm-profgen
+fi
+
+# An end in no mapping, or inside an instruction (a backward range's
+# may be), is outside the binary to both.
+if profgen b cs-calls --bogus && grep -q '^\[main:[0-9]* @ right' b.pg &&
+   diff -u b.pg b.prof >&2; then
+	pass cs-bogus-vs-llvm-profgen
+else
+	cat b.pg.err >&2 2>/dev/null
+	fail cs-bogus-vs-llvm-profgen
 fi
 
 if root_exec /usr/lib/llvm-19/bin/llvm-profdata show --sample c.prof >show.out 2>show.err &&

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf-ctr aggregate: the names llvm-profgen gives call targets, for the
- * probe-based writers (llvm-probe.c, llvm-cs.c).
+ * perf-ctr aggregate: what the probe-based writers (llvm-probe.c,
+ * llvm-cs.c) share: the names llvm-profgen gives call targets, and which
+ * functions' probes it decodes.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "dwarf-info.h"
+#include "md5.h"
+#include "probe.h"
 #include "tree.h"
 
 /* Where LEN bytes at S last occur in the first N of NAME, or NULL. */
@@ -87,4 +90,37 @@ void afdo_names_free(struct afdo_names *nm)
 		free(nm->v[i]);
 	free(nm->v);
 	memset(nm, 0, sizeof(*nm));
+}
+
+void afdo_touch(struct pc_dso *bin, uint64_t addr, bool *touched)
+{
+	const struct pc_sym *s = addr == AFDO_ELSEWHERE ? NULL : pc_dso_sym(bin, addr);
+
+	if (s)
+		touched[s - bin->syms] = true;
+}
+
+static int cmp_guid(const void *x, const void *y)
+{
+	return pc_cmp_u64(*(const uint64_t *)x, *(const uint64_t *)y);
+}
+
+int afdo_probe_keep(const struct pc_probes *pp, const struct pc_dso *bin,
+		    const bool *touched, bool *kept)
+{
+	uint64_t *g = malloc((bin->nr_syms + 1) * sizeof(*g));
+	size_t n = 0, i;
+
+	if (!g)
+		return -1;
+	/* the GUID of each touched function's name, once */
+	for (i = 0; i < bin->nr_syms; i++)
+		if (touched[i])
+			g[n++] = pc_md5_guid(bin->syms[i].name, strlen(bin->syms[i].name));
+	qsort(g, n, sizeof(*g), cmp_guid);
+	for (i = 0; i < pp->nnodes; i++)
+		kept[i] = bsearch(&pp->nodes[pp->nodes[i].top].guid, g, n,
+				  sizeof(*g), cmp_guid);
+	free(g);
+	return 0;
 }

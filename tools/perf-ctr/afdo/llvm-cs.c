@@ -34,7 +34,6 @@
 
 #include "context.h"
 #include "dwarf-info.h"
-#include "md5.h"
 #include "probe.h"
 #include "tree.h"
 #include "writers.h"
@@ -77,33 +76,20 @@ struct cs_build {
 
 /* ---- which functions llvm-profgen decodes probes of ---- */
 
-static int cmp_guid(const void *x, const void *y)
-{
-	return pc_cmp_u64(*(const uint64_t *)x, *(const uint64_t *)y);
-}
-
-static void touch(struct pc_dso *bin, uint64_t addr, bool *touched)
-{
-	const struct pc_sym *s = addr == AFDO_ELSEWHERE ? NULL : pc_dso_sym(bin, addr);
-
-	if (s)
-		touched[s - bin->syms] = true;
-}
-
 static void touch_ctx(struct pc_dso *bin, const struct afdo_ctx *c, bool *touched)
 {
 	size_t i;
 
 	for (i = 0; i < c->nsites; i++)
-		touch(bin, c->sites[i], touched);
+		afdo_touch(bin, c->sites[i], touched);
 	for (i = 0; i <= c->ranges.mask; i++)
 		if (c->ranges.t[i].tag)
-			touch(bin, c->ranges.t[i].a, touched);
+			afdo_touch(bin, c->ranges.t[i].a, touched);
 	for (i = 0; i <= c->branches.mask; i++) {
 		if (!c->branches.t[i].tag)
 			continue;
-		touch(bin, c->branches.t[i].a, touched);
-		touch(bin, c->branches.t[i].b, touched);
+		afdo_touch(bin, c->branches.t[i].a, touched);
+		afdo_touch(bin, c->branches.t[i].b, touched);
 	}
 }
 
@@ -113,29 +99,18 @@ static void touch_ctx(struct pc_dso *bin, const struct afdo_ctx *c, bool *touche
  */
 static int keep_profiled(struct cs_build *b, const struct afdo_ctxs *cs)
 {
-	const struct pc_probe_node *nodes = b->pp->nodes;
 	struct pc_dso *bin = b->bin;
 	bool *touched = calloc(bin->nr_syms + 1, sizeof(*touched));
-	uint64_t *g = malloc((bin->nr_syms + 1) * sizeof(*g));
-	size_t n = 0, i;
+	size_t i;
+	int ret;
 
-	if (!touched || !g) {
-		free(touched);
-		free(g);
+	if (!touched)
 		return -1;
-	}
 	for (i = 0; i < cs->n; i++)
 		touch_ctx(bin, &cs->v[i], touched);
-	for (i = 0; i < bin->nr_syms; i++)
-		if (touched[i])
-			g[n++] = pc_md5_guid(bin->syms[i].name, strlen(bin->syms[i].name));
-	qsort(g, n, sizeof(*g), cmp_guid);
-	for (i = 0; i < b->pp->nnodes; i++)
-		b->kept[i] = bsearch(&nodes[nodes[i].top].guid, g, n, sizeof(*g),
-				     cmp_guid);
+	ret = afdo_probe_keep(b->pp, bin, touched, b->kept);
 	free(touched);
-	free(g);
-	return 0;
+	return ret;
 }
 
 /* Each node's probes, for the zeros of an instance that counted. */

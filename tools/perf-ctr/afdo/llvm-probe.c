@@ -28,7 +28,6 @@
 #include <string.h>
 
 #include "dwarf-info.h"
-#include "md5.h"
 #include "probe.h"
 #include "sweep.h"
 #include "tree.h"
@@ -66,20 +65,6 @@ static int count_insn(void *ctx, uint64_t addr, uint64_t n, unsigned int len)
 	return 0;
 }
 
-static int cmp_guid(const void *x, const void *y)
-{
-	return pc_cmp_u64(*(const uint64_t *)x, *(const uint64_t *)y);
-}
-
-/* Mark the function at ADDR, if there is one. */
-static void touch(struct pc_dso *bin, uint64_t addr, bool *touched)
-{
-	const struct pc_sym *s = pc_dso_sym(bin, addr);
-
-	if (s)
-		touched[s - bin->syms] = true;
-}
-
 /*
  * Which nodes count: those of a tree whose function is one of the NF
  * filled (FS: the ones ranges start in, and their pieces) or that a
@@ -88,36 +73,24 @@ static void touch(struct pc_dso *bin, uint64_t addr, bool *touched)
 static int keep_profiled(struct probe_build *b, const struct afdo_counts *c,
 			 const struct pc_sym **fs, size_t nf)
 {
-	const struct pc_probe_node *nodes = b->pp->nodes;
-	const struct pc_dso *bin = b->bin;
+	struct pc_dso *bin = b->bin;
 	bool *touched = calloc(bin->nr_syms + 1, sizeof(*touched));
-	uint64_t *g = malloc((bin->nr_syms + 1) * sizeof(*g));
-	size_t n = 0, i;
+	size_t i;
+	int ret;
 
-	if (!touched || !g) {
-		free(touched);
-		free(g);
+	if (!touched)
 		return -1;
-	}
 	for (i = 0; i < nf; i++)
 		touched[fs[i] - bin->syms] = true;
 	for (i = 0; i <= c->branches.mask; i++) {
 		if (!c->branches.t[i].tag)
 			continue;
-		touch(b->bin, c->branches.t[i].a, touched);
-		touch(b->bin, c->branches.t[i].b, touched);
+		afdo_touch(bin, c->branches.t[i].a, touched);
+		afdo_touch(bin, c->branches.t[i].b, touched);
 	}
-	/* the GUID of each touched function's name, once */
-	for (i = 0; i < bin->nr_syms; i++)
-		if (touched[i])
-			g[n++] = pc_md5_guid(bin->syms[i].name, strlen(bin->syms[i].name));
-	qsort(g, n, sizeof(*g), cmp_guid);
-	for (i = 0; i < b->pp->nnodes; i++)
-		b->kept[i] = bsearch(&nodes[nodes[i].top].guid, g, n, sizeof(*g),
-				     cmp_guid);
+	ret = afdo_probe_keep(b->pp, bin, touched, b->kept);
 	free(touched);
-	free(g);
-	return 0;
+	return ret;
 }
 
 /*

@@ -126,6 +126,17 @@ const char *afdo_callee_name(struct pc_dso *bin, struct pc_dwarf *dw,
 			     uint64_t to, struct afdo_names *nm, bool *oom);
 void afdo_names_free(struct afdo_names *nm);
 
+/* Mark in TOUCHED (by symbol) the function of BIN at ADDR, if any. */
+void afdo_touch(struct pc_dso *bin, uint64_t addr, bool *touched);
+struct pc_probes;
+/*
+ * Which inline nodes of PP llvm-profgen decodes: KEPT[node] is whether
+ * its tree's function, by the GUID of its name, is one of BIN's symbols
+ * marked in TOUCHED. 0, or -1 when out of memory.
+ */
+int afdo_probe_keep(const struct pc_probes *pp, const struct pc_dso *bin,
+		    const bool *touched, bool *kept);
+
 /* Write T as LLVM's sample profile text (llvm-text.c). */
 void afdo_llvm_text_tree(FILE *f, const struct afdo_tree *t);
 

@@ -34,3 +34,26 @@ cross_setup() {
 	trap 'rm -rf "$tmp"' EXIT
 	cd "$tmp" || exit 1
 }
+
+# llvm19_setup NAME TESTS...: clang 19, llvm-profgen 19 ($profgen) and
+# perf 7.3 of the trixie root, and a temporary directory in it ($rtmp,
+# NAME.XXXXXX; rcc CMD runs CMD there); or SKIP each of TESTS and exit.
+llvm19_setup() {
+	local name=$1 why='' t
+	shift
+	profgen=/usr/lib/llvm-19/bin/llvm-profgen
+	if [ "$(id -u)" != 0 ] || [ ! -x "$ROOT/usr/bin/clang-19" ]; then
+		why="no clang-19 in $ROOT (scripts/setup-afdo.sh) or not root"
+	elif [ ! -x "$ROOT$profgen" ]; then
+		why="no llvm-profgen 19 in $ROOT: scripts/setup-afdo.sh"
+	elif [ ! -x "$ROOT/usr/bin/perf" ]; then
+		why="no perf 7.3 in $ROOT: scripts/perf73.sh"
+	fi
+	if [ -n "$why" ]; then
+		for t in "$@"; do skip "$t" "$why"; done
+		exit $rc
+	fi
+	rtmp=$(mktemp -d "$ROOT/tmp/$name.XXXXXX")
+	trap 'rm -rf "$tmp" "$rtmp"' EXIT
+}
+rcc() { in_root sh -c "cd ${rtmp#"$ROOT"} && $*"; }

@@ -34,24 +34,10 @@ PC=${PERF_CTR:-$top/out/perf-ctr/perf-ctr}
 CMP_OPTS="--csspgo-preinliner=0 --gen-cs-nested-profile=0 --csprof-merge-cold-context=0 --infer-missing-frames=0"
 cross_setup cs
 
-profgen=/usr/lib/llvm-19/bin/llvm-profgen
 names="cs-synth-callchain cs-vs-llvm-profgen cs-calls-vs-llvm-profgen cs-edited-vs-llvm-profgen cs-bogus-vs-llvm-profgen cs-llvm-profdata cs-clang-sample-use cs-no-callchain cs-no-probes"
-why=
-if [ "$(id -u)" != 0 ] || [ ! -x "$ROOT/usr/bin/clang-19" ]; then
-	why="no clang-19 in $ROOT (scripts/setup-afdo.sh) or not root"
-elif [ ! -x "$ROOT$profgen" ]; then
-	why="no llvm-profgen 19 in $ROOT: scripts/setup-afdo.sh"
-elif [ ! -x "$ROOT/usr/bin/perf" ]; then
-	why="no perf 7.3 in $ROOT: scripts/perf73.sh"
-fi
-if [ -n "$why" ]; then
-	for t in $names; do skip "$t" "$why"; done
-	exit $rc
-fi
-rtmp=$(mktemp -d "$ROOT/tmp/t-cs.XXXXXX")
-trap 'rm -rf "$tmp" "$rtmp"' EXIT
+# shellcheck disable=SC2086
+llvm19_setup t-cs $names
 cp "$fix/cs.c" "$fix/probe.c" "$rtmp/"
-rcc() { in_root sh -c "cd ${rtmp#"$ROOT"} && $*"; }
 CFLAGS="--target=riscv64-linux-gnu -O2 -g -fpseudo-probe-for-profiling -mno-relax -fno-omit-frame-pointer"
 
 if ! rcc clang-19 $CFLAGS -fuse-ld=lld -o cs cs.c || ! cp "$rtmp/cs" .; then

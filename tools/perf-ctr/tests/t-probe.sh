@@ -42,24 +42,10 @@ else
 fi
 
 # --- the tools of the trixie root ---------------------------------------------
-profgen=/usr/lib/llvm-19/bin/llvm-profgen
 names="probe-vs-llvm-profgen probe-llvm-profdata probe-clang-sample-use probe-cxx-vs-llvm-profgen probe-edited-vs-llvm-profgen probe-malformed probe-none"
-why=
-if [ "$(id -u)" != 0 ] || [ ! -x "$ROOT/usr/bin/clang-19" ]; then
-	why="no clang-19 in $ROOT (scripts/setup-afdo.sh) or not root"
-elif [ ! -x "$ROOT$profgen" ]; then
-	why="no llvm-profgen 19 in $ROOT: scripts/setup-afdo.sh"
-elif [ ! -x "$ROOT/usr/bin/perf" ]; then
-	why="no perf 7.3 in $ROOT: scripts/perf73.sh"
-fi
-if [ -n "$why" ]; then
-	for t in $names; do skip "$t" "$why"; done
-	exit $rc
-fi
-rtmp=$(mktemp -d "$ROOT/tmp/t-probe.XXXXXX")
-trap 'rm -rf "$tmp" "$rtmp"' EXIT
+# shellcheck disable=SC2086
+llvm19_setup t-probe $names
 cp "$fix/probe.c" "$fix/probe-init.cpp" "$rtmp/"
-rcc() { in_root sh -c "cd ${rtmp#"$ROOT"} && $*"; }
 
 if ! rcc clang-19 --target=riscv64-linux-gnu -O2 -g -fpseudo-probe-for-profiling \
 	-fuse-ld=lld -o probe probe.c || ! cp "$rtmp/probe" .; then

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "afdo.h"
+#include "mem.h"
 #include "riscv-insn.h"
 
 int afdo_map_init(struct afdo_map *m, size_t cap)
@@ -16,7 +17,7 @@ int afdo_map_init(struct afdo_map *m, size_t cap)
 
 	while (c < cap)
 		c <<= 1;
-	m->t = calloc(c, sizeof(*m->t));
+	m->t = pc_huge_zalloc(c * sizeof(*m->t));
 	m->mask = c - 1;
 	m->used = 0;
 	return m->t ? 0 : -1;
@@ -24,7 +25,7 @@ int afdo_map_init(struct afdo_map *m, size_t cap)
 
 void afdo_map_free(struct afdo_map *m)
 {
-	free(m->t);
+	pc_huge_free(m->t, (m->mask + 1) * sizeof(*m->t));
 	m->t = NULL;
 	m->mask = 0;
 	m->used = 0;
@@ -33,7 +34,7 @@ void afdo_map_free(struct afdo_map *m)
 int afdo_map_grow(struct afdo_map *m)
 {
 	size_t mask = m->mask * 2 + 1, i;
-	struct afdo_cnt *t = calloc(mask + 1, sizeof(*t));
+	struct afdo_cnt *t = pc_huge_zalloc((mask + 1) * sizeof(*t));
 
 	if (!t)
 		return -1;
@@ -48,7 +49,7 @@ int afdo_map_grow(struct afdo_map *m)
 			j = (j + 1) & mask;
 		t[j] = *e;
 	}
-	free(m->t);
+	pc_huge_free(m->t, (m->mask + 1) * sizeof(*m->t));
 	m->t = t;
 	m->mask = mask;
 	return 0;

@@ -25,12 +25,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "perf-ctr.h"
 #include "format.h"
+#include "mem.h"
 #include "search.h"
 
 #define FILE_HEADER_SIZE	104
@@ -740,23 +740,10 @@ static int parse_header_attr(struct rd *r, const uint8_t *rec, uint64_t off)
 #define READ_CHUNK	(256u << 10)
 
 /*
- * The window is made of 2 MiB pieces, each a transparent huge page where
- * the kernel gives them (madvise mode): with 4 KiB pages every page of
- * it is first faulted in by the kernel's copy and then again, in a VM
- * with shadow page tables, by the first access of ours, which made
- * reading a 10 MB recording take 4 to 7 times as long on that VM.
+ * The window grows in whole huge pages (mem.h): with small pages each
+ * page of it was first faulted in by the kernel's copy and then again,
+ * in a VM with shadow page tables, by the first access of ours.
  */
-#define WIN_PIECE	(2u << 20)
-
-static uint8_t *win_alloc(size_t cap)
-{
-	void *p = aligned_alloc(WIN_PIECE, cap);
-
-	if (p)
-		madvise(p, cap, MADV_HUGEPAGE);
-	return p;
-}
-
 /* The file shrank under us: perf record or a copy truncated it. */
 static int shrank(struct rd *r, uint64_t at)
 {
@@ -813,7 +800,7 @@ static const uint8_t *in_get(struct rd *r, uint64_t off, size_t n)
 	if (off < r->win_off || off + n - r->win_off > r->cap) {
 		/* No room behind it: keep only what is still needed... */
 		uint64_t keep = keep_from(r, off);
-		size_t cap = r->cap ? r->cap : WIN_PIECE, skip = 0;
+		size_t cap = r->cap ? r->cap : PC_HUGE_PAGE, skip = 0;
 		uint8_t *w = r->win;
 
 		if (keep < r->win_off || keep >= r->win_off + r->fill) {
@@ -827,18 +814,18 @@ static const uint8_t *in_get(struct rd *r, uint64_t off, size_t n)
 		while (cap < off + n - r->win_off || cap < 2 * r->fill + READ_CHUNK)
 			cap *= 2;
 		if (cap > r->cap) {
-			w = win_alloc(cap);
+			w = pc_huge_zalloc(cap);
 			if (!w) {
 				pc_err(r->err, off, "out of memory");
 				return NULL;
 			}
-			r->cap = cap;
 		}
 		if (r->fill)
 			memmove(w, r->win + skip, r->fill);
 		if (w != r->win) {
-			free(r->win);
+			pc_huge_free(r->win, r->cap);
 			r->win = w;
+			r->cap = cap;
 		}
 	}
 	need = off + n - r->win_off;
@@ -1278,7 +1265,7 @@ static int read_input(struct rd *r)
 	free(r->pipe_ids);
 	free(r->file_ids);
 	free(r->wait);
-	free(r->win);
+	pc_huge_free(r->win, r->cap);
 	return ret;
 }
 

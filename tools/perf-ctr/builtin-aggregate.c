@@ -74,8 +74,29 @@ struct agg_ctx {
 	bool window_weight;	/* weigh records by 1 / window length */
 	uint64_t insn_bytes_x256;	/* the binary's mean instruction length */
 	uint64_t filter_seen;	/* branch_sample_type of one such event */
+	/* by type | new_type << 4: a record's step type, and KIND_NOT_TAKEN */
+	uint8_t kind[256];
 	int oom;
 };
+
+#define KIND_NOT_TAKEN	0x80
+
+/* What each type and new_type of a record says of it, looked up once. */
+static void init_kinds(uint8_t *kind)
+{
+	struct perf_branch_entry e;
+	unsigned int t, n;
+
+	memset(&e, 0, sizeof(e));
+	for (t = 0; t < 16; t++) {
+		for (n = 0; n < 16; n++) {
+			e.type = t;
+			e.new_type = n;
+			kind[t | n << 4] = afdo_step_type(pc_br_trap(&e)) |
+					   (pc_br_not_taken(&e) ? KIND_NOT_TAKEN : 0);
+		}
+	}
+}
 
 static const char *base_name(const char *p)
 {
@@ -314,7 +335,7 @@ static uint64_t straight_insns(const struct agg_ctx *c,
 {
 	uint64_t n = 0, to = older->to, from = younger->from;
 
-	if (ro->to_mapped && ry->from_mapped)
+	if ((ro->flags & AFDO_STEP_TO) && (ry->flags & AFDO_STEP_FROM))
 		n = pc_dso_count_insns(c->bin, ro->to, ry->from);
 	if (n)
 		return n;
@@ -412,8 +433,8 @@ static int keep_stack(struct agg_ctx *c, const struct pc_sample *s,
 	    room(&c->pairs, &c->cap_pairs, 2 * s->nr))
 		return -1;
 	for (i = 0; i < s->nr; i++) {
-		c->pairs[2 * i] = code_addr(c->bin, r[i].from_mapped, r[i].from);
-		c->pairs[2 * i + 1] = code_addr(c->bin, r[i].to_mapped, r[i].to);
+		c->pairs[2 * i] = code_addr(c->bin, r[i].flags & AFDO_STEP_FROM, r[i].from);
+		c->pairs[2 * i + 1] = code_addr(c->bin, r[i].flags & AFDO_STEP_TO, r[i].to);
 	}
 	for (i = 0; i < s->callchain_nr; i++) {
 		a = s->callchain[i];
@@ -465,22 +486,26 @@ static int on_sample(void *vc, const struct pc_sample *s)
 	}
 	for (i = 0; i < s->nr; i++) {
 		const struct perf_branch_entry *e = &s->br[i];
+		uint8_t k = c->kind[e->type | e->new_type << 4];
 
-		r[i].not_taken = pc_br_not_taken(e);
-		r[i].trap = (signed char)pc_br_trap(e);
+		r[i].not_taken = k & KIND_NOT_TAKEN;
 		r[i].misp = e->mispred;
-		r[i].from_zero = !e->from;
+		r[i].flags = k & (AFDO_STEP_TRAP | AFDO_STEP_XFER);
 		if (e->from - lo < len) {
 			r[i].from = e->from + d;
-			r[i].from_mapped = true;
+			r[i].flags |= AFDO_STEP_FROM;
+		} else if (reloc(c, pid, time, e->from, &r[i].from)) {
+			r[i].flags |= AFDO_STEP_FROM;
 		} else {
-			r[i].from_mapped = reloc(c, pid, time, e->from, &r[i].from);
+			r[i].from = e->from ? AFDO_ELSEWHERE : 0;
 		}
 		if (e->to - lo < len) {
 			r[i].to = e->to + d;
-			r[i].to_mapped = true;
+			r[i].flags |= AFDO_STEP_TO;
+		} else if (reloc(c, pid, time, e->to, &r[i].to)) {
+			r[i].flags |= AFDO_STEP_TO;
 		} else {
-			r[i].to_mapped = reloc(c, pid, time, e->to, &r[i].to);
+			r[i].to = 0;
 		}
 	}
 	if (s->nr && c->window_weight && !branch_event(s->attr)) {
@@ -864,6 +889,7 @@ int cmd_aggregate(int argc, char **argv)
 	c.bin_base = base_name(binary);
 	c.progress = isatty(2);
 	c.window_weight = window;
+	init_kinds(c.kind);
 	if (window)
 		c.insn_bytes_x256 = mean_insn_bytes_x256(bin);
 	if (afdo_counts_init(&c.counts)) {

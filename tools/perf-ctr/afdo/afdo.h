@@ -156,18 +156,26 @@ struct afdo_counts {
 };
 
 /*
- * One branch record, youngest first, its ends relocated to the binary's
- * link-time addresses by the command: an end the binary does not map
- * (another file, no mapping) is not MAPPED.
+ * One branch record, youngest first, as the command made it ready to be
+ * counted: its ends relocated to the binary's link-time addresses, and
+ * the step flags of the record itself (the command knows them before
+ * the table does, and counting is the per-record work). An end the
+ * binary does not map (another file, no mapping) has no AFDO_STEP_FROM
+ * or AFDO_STEP_TO and is keyed as a step keys it: FROM 0 when it is 0
+ * in the record, else AFDO_ELSEWHERE; TO 0.
  */
 struct afdo_rec {
 	uint64_t from, to;
-	bool from_mapped, to_mapped;
-	bool from_zero;			/* unmapped, and 0 in the record */
+	uint8_t flags;			/* AFDO_STEP_FROM, _TO, _TRAP, _XFER */
 	bool not_taken;			/* pc_br_not_taken(): no transfer */
 	bool misp;			/* the branch was mispredicted */
-	signed char trap;		/* pc_br_trap() */
 };
+
+/* The step type flags of pc_br_trap()'s answer T: none, TRAP or XFER. */
+static inline uint8_t afdo_step_type(int t)
+{
+	return t < 0 ? 0 : t ? AFDO_STEP_TRAP : AFDO_STEP_XFER;
+}
 
 int afdo_counts_init(struct afdo_counts *c);
 void afdo_counts_free(struct afdo_counts *c);

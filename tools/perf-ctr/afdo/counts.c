@@ -258,30 +258,25 @@ int afdo_counts_sample(struct afdo_counts *c, struct pc_dso *bin,
 	}
 	st->records += nr;
 	for (i = 0; i < nr; i++) {
-		uint64_t from = r[i].from_mapped ? r[i].from :
-				r[i].from_zero ? 0 : AFDO_ELSEWHERE;
-		uint64_t to = r[i].to_mapped ? r[i].to : 0;
-		uint64_t flags = r[i].from_mapped | r[i].to_mapped << 1 | has_next;
-		uint64_t type = r[i].trap < 0 ? 0 :
-				r[i].trap ? AFDO_STEP_TRAP : AFDO_STEP_XFER;
+		uint64_t flags = r[i].flags;
 
 		if (r[i].not_taken) {
 			st->branches_not_taken++;
 			continue;
 		}
-		if (r[i].misp && c->origins && (r[i].from_mapped || r[i].to_mapped)) {
+		if (r[i].misp && c->origins &&
+		    (flags & (AFDO_STEP_FROM | AFDO_STEP_TO))) {
 			st->mispredicts++;
-			if (afdo_map_add(&c->misp, r[i].from_mapped ? from : 0,
-					 to, 0, 0, w))
+			if (afdo_map_add(&c->misp, flags & AFDO_STEP_FROM ? r[i].from : 0,
+					 r[i].to, 0, 0, w))
 				return -1;
 		}
-		if (afdo_map_add(&c->steps, from, to, next, flags | type, w) ||
+		if (afdo_map_add(&c->steps, r[i].from, r[i].to, next, flags | has_next, w) ||
 		    (c->steps.used >= STEPS_MAX && steps_out(c, bin)))
 			return -1;
-		next = from;
-		/* the younger's type flags, two bits up */
-		has_next = AFDO_STEP_HAS_NEXT | (uint64_t)r[i].from_mapped << 2 |
-			   type << 2;
+		next = r[i].from;
+		/* the younger's FROM and type flags, two bits up */
+		has_next = AFDO_STEP_HAS_NEXT | (flags & ~AFDO_STEP_TO) << 2;
 	}
 	return 0;
 }

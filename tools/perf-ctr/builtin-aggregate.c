@@ -246,6 +246,30 @@ static inline bool reloc(struct agg_ctx *c, uint32_t pid, uint64_t time,
 	return reloc_slow(c, pid, time, addr, out);
 }
 
+/* An end of a record as the step table keys it (afdo_rec). */
+struct end_key {
+	uint64_t key;
+	bool mapped;
+};
+
+/*
+ * ADDR, an end outside the window of the sample's records, keyed: its
+ * link-time address when the binary maps it, else 0 when it is 0 and
+ * ELSEWHERE when not. Kept out of line: on_sample()'s loop over the
+ * records keeps its values in registers only while it takes no address.
+ */
+static __attribute__((noinline)) struct end_key
+end_key(struct agg_ctx *c, uint32_t pid, uint64_t time, uint64_t addr,
+	uint64_t elsewhere)
+{
+	struct end_key k;
+
+	k.mapped = reloc(c, pid, time, addr, &k.key);
+	if (!k.mapped)
+		k.key = addr ? elsewhere : 0;
+	return k;
+}
+
 /* The recording is read again from its start: forget what it lost. */
 static void on_restart(void *vc)
 {
@@ -457,8 +481,10 @@ static int on_sample(void *vc, const struct pc_sample *s)
 	struct agg_ctx *c = vc;
 	uint64_t ip = 0, i, time = pc_sample_time(s), w = 1, lo = 0, len = 0, d = 0;
 	uint32_t pid = pc_sample_pid(s);
+	const struct perf_branch_entry *br;
 	bool ip_mapped;
 	struct afdo_rec *r;
+	uint64_t nr;
 
 	if (c->mode == MODE_UNDECIDED)
 		decide(c);
@@ -476,6 +502,8 @@ static int on_sample(void *vc, const struct pc_sample *s)
 		c->recs = r;
 	}
 	r = c->recs;
+	nr = s->nr;
+	br = s->br;
 	/* Most records of a sample lie in one window: no call for them. */
 	if (c->mode == MODE_IDENTITY) {
 		len = UINT64_MAX;
@@ -484,29 +512,33 @@ static int on_sample(void *vc, const struct pc_sample *s)
 		len = c->win[0].r.hi - lo;
 		d = c->win[0].delta;
 	}
-	for (i = 0; i < s->nr; i++) {
-		const struct perf_branch_entry *e = &s->br[i];
+	for (i = 0; i < nr; i++) {
+		const struct perf_branch_entry *e = &br[i];
 		uint8_t k = c->kind[e->type | e->new_type << 4];
+		uint8_t f = k & (AFDO_STEP_TRAP | AFDO_STEP_XFER);
+		uint64_t from = e->from, to = e->to;
+		struct end_key ek;
 
-		r[i].not_taken = k & KIND_NOT_TAKEN;
-		r[i].misp = e->mispred;
-		r[i].flags = k & (AFDO_STEP_TRAP | AFDO_STEP_XFER);
-		if (e->from - lo < len) {
-			r[i].from = e->from + d;
-			r[i].flags |= AFDO_STEP_FROM;
-		} else if (reloc(c, pid, time, e->from, &r[i].from)) {
-			r[i].flags |= AFDO_STEP_FROM;
+		if (from - lo < len) {
+			from += d;
+			f |= AFDO_STEP_FROM;
 		} else {
-			r[i].from = e->from ? AFDO_ELSEWHERE : 0;
+			ek = end_key(c, pid, time, from, AFDO_ELSEWHERE);
+			from = ek.key;
+			f |= ek.mapped ? AFDO_STEP_FROM : 0;
 		}
-		if (e->to - lo < len) {
-			r[i].to = e->to + d;
-			r[i].flags |= AFDO_STEP_TO;
-		} else if (reloc(c, pid, time, e->to, &r[i].to)) {
-			r[i].flags |= AFDO_STEP_TO;
+		if (to - lo < len) {
+			to += d;
+			f |= AFDO_STEP_TO;
 		} else {
-			r[i].to = 0;
+			ek = end_key(c, pid, time, to, 0);
+			to = ek.key;
+			f |= ek.mapped ? AFDO_STEP_TO : 0;
 		}
+		r[i] = (struct afdo_rec){
+			.from = from, .to = to, .flags = f,
+			.not_taken = k & KIND_NOT_TAKEN, .misp = e->mispred,
+		};
 	}
 	if (s->nr && c->window_weight && !branch_event(s->attr)) {
 		w = window_weight(c, s, r);

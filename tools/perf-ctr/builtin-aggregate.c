@@ -45,6 +45,17 @@ struct agg_win {
 	uint64_t delta;
 };
 
+/*
+ * What a record's type says of it (its step type flags, and
+ * KIND_NOT_TAKEN), looked up in a table made once by bits 20 to 29 of
+ * its flags word: type, spec and new_type in perf's ABI, the file's
+ * layout. One shift and a mask where reading the two bitfields and
+ * putting them together took eight instructions a record.
+ */
+#define KIND_SHIFT	20
+#define NR_KINDS	1024
+#define KIND_NOT_TAKEN	0x80
+
 struct agg_ctx {
 	struct pc_dso *bin;
 	struct afdo_counts counts;
@@ -74,27 +85,36 @@ struct agg_ctx {
 	bool window_weight;	/* weigh records by 1 / window length */
 	uint64_t insn_bytes_x256;	/* the binary's mean instruction length */
 	uint64_t filter_seen;	/* branch_sample_type of one such event */
-	/* by type | new_type << 4: a record's step type, and KIND_NOT_TAKEN */
-	uint8_t kind[256];
+	uint8_t kind[NR_KINDS];	/* by br_kind() */
 	int oom;
 };
 
-#define KIND_NOT_TAKEN	0x80
+/* A record's word of flags (mispred, ..., type, spec, new_type), after TO. */
+static inline uint64_t br_flags(const struct perf_branch_entry *e)
+{
+	uint64_t w;
 
-/* What each type and new_type of a record says of it, looked up once. */
+	memcpy(&w, &e->to + 1, sizeof(w));
+	return w;
+}
+
+static inline unsigned int br_kind(uint64_t flags)
+{
+	return (flags >> KIND_SHIFT) & (NR_KINDS - 1);
+}
+
 static void init_kinds(uint8_t *kind)
 {
 	struct perf_branch_entry e;
-	unsigned int t, n;
+	uint64_t v;
 
 	memset(&e, 0, sizeof(e));
-	for (t = 0; t < 16; t++) {
-		for (n = 0; n < 16; n++) {
-			e.type = t;
-			e.new_type = n;
-			kind[t | n << 4] = afdo_step_type(pc_br_trap(&e)) |
-					   (pc_br_not_taken(&e) ? KIND_NOT_TAKEN : 0);
-		}
+	for (v = 0; v < NR_KINDS; v++) {
+		uint64_t w = v << KIND_SHIFT;
+
+		memcpy(&e.to + 1, &w, sizeof(w));
+		kind[v] = afdo_step_type(pc_br_trap(&e)) |
+			  (pc_br_not_taken(&e) ? KIND_NOT_TAKEN : 0);
 	}
 }
 
@@ -514,7 +534,8 @@ static int on_sample(void *vc, const struct pc_sample *s)
 	}
 	for (i = 0; i < nr; i++) {
 		const struct perf_branch_entry *e = &br[i];
-		uint8_t k = c->kind[e->type | e->new_type << 4];
+		uint64_t flags = br_flags(e);
+		uint8_t k = c->kind[br_kind(flags)];
 		uint8_t f = k & (AFDO_STEP_TRAP | AFDO_STEP_XFER);
 		uint64_t from = e->from, to = e->to;
 		struct end_key ek;
@@ -537,7 +558,7 @@ static int on_sample(void *vc, const struct pc_sample *s)
 		}
 		r[i] = (struct afdo_rec){
 			.from = from, .to = to, .flags = f,
-			.not_taken = k & KIND_NOT_TAKEN, .misp = e->mispred,
+			.not_taken = k & KIND_NOT_TAKEN, .misp = flags & 1,
 		};
 	}
 	if (s->nr && c->window_weight && !branch_event(s->attr)) {

@@ -48,10 +48,35 @@ enum {
 	REC_COMPRESSED2 = 83,
 };
 
+/* Where the one-word fields a sample starts with go. */
+enum { W_ID, W_IP, W_TID, W_TIME, W_ADDR, W_STREAM_ID, W_CPU, W_PERIOD, NR_W };
+
+/* Those fields, in their order in a sample. */
+static const struct {
+	uint64_t bit;
+	const char *what;
+	int field;
+} words[] = {
+	{ PERF_SAMPLE_IDENTIFIER, "identifier", W_ID },
+	{ PERF_SAMPLE_IP, "ip", W_IP },
+	{ PERF_SAMPLE_TID, "pid/tid", W_TID },
+	{ PERF_SAMPLE_TIME, "time", W_TIME },
+	{ PERF_SAMPLE_ADDR, "addr", W_ADDR },
+	{ PERF_SAMPLE_ID, "id", W_ID },
+	{ PERF_SAMPLE_STREAM_ID, "stream id", W_STREAM_ID },
+	{ PERF_SAMPLE_CPU, "cpu", W_CPU },
+	{ PERF_SAMPLE_PERIOD, "period", W_PERIOD },
+};
+
+#define NR_WORDS	(sizeof(words) / sizeof(words[0]))
+
 struct rd_event {
 	struct perf_event_attr attr;
 	const uint64_t *ids;
 	size_t nr_ids;
+	/* the words[] its samples start with: decoded without a test each */
+	uint8_t word[NR_WORDS];
+	uint8_t nr_words;
 };
 
 struct rd_id {
@@ -168,6 +193,7 @@ static int add_event(struct rd *r, const uint8_t *attr, size_t attr_bytes,
 		     const uint64_t *ids, size_t nr_ids, uint64_t off)
 {
 	struct rd_event *ev;
+	size_t i;
 
 	if (r->nr_evs == r->cap_evs) {
 		size_t cap = r->cap_evs ? r->cap_evs * 2 : 4;
@@ -191,6 +217,9 @@ static int add_event(struct rd *r, const uint8_t *attr, size_t attr_bytes,
 		ev->attr.branch_sample_type = 0;
 	ev->ids = ids;
 	ev->nr_ids = nr_ids;
+	for (i = 0; i < NR_WORDS; i++)
+		if (ev->attr.sample_type & words[i].bit)
+			ev->word[ev->nr_words++] = i;
 	r->nr_evs++;
 	r->ids_sorted = false;
 	return 0;
@@ -324,65 +353,6 @@ static inline void saw_time(struct rd *r, uint64_t t)
 				      "sample too short for its " what); \
 	} while (0)
 
-static void put_id(struct pc_sample *s, uint64_t v)
-{
-	s->id = v;
-}
-
-static void put_ip(struct pc_sample *s, uint64_t v)
-{
-	s->ip = v;
-}
-
-static void put_tid(struct pc_sample *s, uint64_t v)
-{
-	s->pid = (uint32_t)v;
-	s->tid = (uint32_t)(v >> 32);
-}
-
-static void put_time(struct pc_sample *s, uint64_t v)
-{
-	s->time = v;
-}
-
-static void put_addr(struct pc_sample *s, uint64_t v)
-{
-	s->addr = v;
-}
-
-static void put_none(struct pc_sample *s, uint64_t v)
-{
-	(void)s;
-	(void)v;
-}
-
-static void put_cpu(struct pc_sample *s, uint64_t v)
-{
-	s->cpu = (uint32_t)v;
-}
-
-static void put_period(struct pc_sample *s, uint64_t v)
-{
-	s->period = v;
-}
-
-/* The one-word fields a sample starts with, in their order. */
-static const struct {
-	uint64_t bit;
-	const char *what;
-	void (*put)(struct pc_sample *s, uint64_t v);
-} words[] = {
-	{ PERF_SAMPLE_IDENTIFIER, "identifier", put_id },
-	{ PERF_SAMPLE_IP, "ip", put_ip },
-	{ PERF_SAMPLE_TID, "pid/tid", put_tid },
-	{ PERF_SAMPLE_TIME, "time", put_time },
-	{ PERF_SAMPLE_ADDR, "addr", put_addr },
-	{ PERF_SAMPLE_ID, "id", put_id },
-	{ PERF_SAMPLE_STREAM_ID, "stream id", put_none },
-	{ PERF_SAMPLE_CPU, "cpu", put_cpu },
-	{ PERF_SAMPLE_PERIOD, "period", put_period },
-};
-
 /* Decode the sample REC at file offset OFF into *OUT. 0, or -1 with r->err. */
 static int decode_sample(struct rd *r, const uint64_t *rec, uint64_t off,
 			 struct pc_sample *out)
@@ -390,8 +360,8 @@ static int decode_sample(struct rd *r, const uint64_t *rec, uint64_t off,
 	const struct perf_event_header *hdr = (const void *)rec;
 	const uint64_t *end = rec + hdr->size / 8, *p = rec + 1;
 	const struct rd_event *ev;
+	uint64_t st, id = 0, w[NR_W] = { 0 };
 	struct pc_sample s;
-	uint64_t st, id = 0;
 	size_t i;
 
 	if (!r->nr_evs)
@@ -411,14 +381,20 @@ static int decode_sample(struct rd *r, const uint64_t *rec, uint64_t off,
 	s.offset = off;
 	s.misc = hdr->misc;
 	s.attr = &ev->attr;
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		if (!(st & words[i].bit))
-			continue;
-		if (p == end)
-			return pc_err(r->err, off + (p - rec) * 8,
-				      "sample too short for its %s", words[i].what);
-		words[i].put(&s, *p++);
-	}
+	if ((uint64_t)(end - p) < ev->nr_words)
+		return pc_err(r->err, off + (end - rec) * 8, "sample too short for its %s",
+			      words[ev->word[end - p]].what);
+	for (i = 0; i < ev->nr_words; i++)
+		w[words[ev->word[i]].field] = p[i];
+	p += ev->nr_words;
+	s.id = w[W_ID];
+	s.ip = w[W_IP];
+	s.pid = (uint32_t)w[W_TID];
+	s.tid = (uint32_t)(w[W_TID] >> 32);
+	s.time = w[W_TIME];
+	s.addr = w[W_ADDR];
+	s.cpu = (uint32_t)w[W_CPU];
+	s.period = w[W_PERIOD];
 	if (st & PERF_SAMPLE_READ) {
 		int64_t n = read_words(p, end, ev->attr.read_format);
 

@@ -60,6 +60,14 @@ static inline size_t afdo_map_slot(size_t mask, uint64_t a, uint64_t b,
 	return (size_t)(pc_hash(a, b + flags, c) >> 32) & mask;
 }
 
+/*
+ * A new key at the empty slot I its probe ended at: out of line, so
+ * that the probe, inline in the loop over a sample's records, keeps its
+ * values in registers. 0, or -1 when out of memory.
+ */
+int afdo_map_insert(struct afdo_map *m, size_t i, uint64_t a, uint64_t b,
+		    uint64_t c, uint64_t flags, uint64_t n);
+
 /* Add N to the key (A, B, C, FLAGS). 0, or -1 when out of memory. */
 static inline int afdo_map_add(struct afdo_map *m, uint64_t a, uint64_t b,
 			       uint64_t c, uint64_t flags, uint64_t n)
@@ -70,7 +78,7 @@ static inline int afdo_map_add(struct afdo_map *m, uint64_t a, uint64_t b,
 		struct afdo_cnt *e = &m->t[i];
 
 		if (!e->tag)
-			break;
+			return afdo_map_insert(m, i, a, b, c, flags, n);
 		if (e->a == a && e->b == b && e->c == c &&
 		    AFDO_CNT_FLAGS(e) == flags) {
 			e->tag++;
@@ -78,14 +86,6 @@ static inline int afdo_map_add(struct afdo_map *m, uint64_t a, uint64_t b,
 			return 0;
 		}
 	}
-	if ((m->used + 1) * 4 > (m->mask + 1) * 3) {
-		if (afdo_map_grow(m))
-			return -1;
-		return afdo_map_add(m, a, b, c, flags, n);
-	}
-	m->t[i] = (struct afdo_cnt){ a, b, c, flags << AFDO_TAG_SHIFT | 1, n };
-	m->used++;
-	return 0;
 }
 
 /* The entries sorted by (a, b, c); *NR gets their number. free() the result. */

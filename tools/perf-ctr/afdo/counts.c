@@ -55,6 +55,19 @@ int afdo_map_grow(struct afdo_map *m)
 	return 0;
 }
 
+int afdo_map_insert(struct afdo_map *m, size_t i, uint64_t a, uint64_t b,
+		    uint64_t c, uint64_t flags, uint64_t n)
+{
+	if ((m->used + 1) * 4 > (m->mask + 1) * 3) {
+		if (afdo_map_grow(m))
+			return -1;
+		return afdo_map_add(m, a, b, c, flags, n);
+	}
+	m->t[i] = (struct afdo_cnt){ a, b, c, flags << AFDO_TAG_SHIFT | 1, n };
+	m->used++;
+	return 0;
+}
+
 static int cmp_cnt(const void *x, const void *y)
 {
 	const struct afdo_cnt *p = x, *q = y;

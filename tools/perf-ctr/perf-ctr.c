@@ -14,6 +14,7 @@
 
 #include "perf-ctr.h"
 #include "builtin.h"
+#include "mem.h"
 #include "options.h"
 
 struct subcmd {
@@ -57,6 +58,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int n;
 
+	pc_huge_heap();
 	/* Only the common options, and only up to the command's name. */
 	n = pc_parse_options(argc, argv, opts, &usage, PC_PARSE_STOP);
 	if (n < 0)

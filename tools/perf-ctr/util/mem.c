@@ -1,10 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /* perf-ctr: big zeroed buffers in transparent huge pages (mem.h). */
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "mem.h"
+
+#define HEAP_STEP	(32UL << 20)
+
+void pc_huge_heap(void)
+{
+	uintptr_t lo, hi;
+	void *p;
+
+	if (!mallopt(M_TOP_PAD, HEAP_STEP) ||
+	    !mallopt(M_TRIM_THRESHOLD, 2 * HEAP_STEP))
+		return;
+	/* a block the heap has no room for makes it grow by HEAP_STEP more */
+	lo = (uintptr_t)sbrk(0);
+	p = malloc(64 << 10);
+	hi = (uintptr_t)sbrk(0);
+	free(p);
+	lo = (lo + PC_HUGE_PAGE - 1) & ~(PC_HUGE_PAGE - 1);
+	hi &= ~(PC_HUGE_PAGE - 1);
+	if (p && hi > lo)
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+}
 
 /* What pc_huge_zalloc(BYTES) maps: whole huge pages, or just BYTES. */
 static size_t huge_size(size_t bytes)

@@ -21,6 +21,14 @@
 #define PC_HUGE_PAGE	(2UL << 20)
 #define PC_HUGE_MIN	(64UL << 10)
 
+/*
+ * The heap too, for the many small blocks of libdw, libelf and the
+ * writers: made to grow HEAP_STEP at a time and keep what it has (only
+ * pages touched are faulted in), and that part marked for huge pages.
+ * Called first thing by main(); nothing happens when it cannot be done.
+ */
+void pc_huge_heap(void);
+
 /* BYTES of zeroes, or NULL when memory ran out. */
 void *pc_huge_zalloc(size_t bytes);
 /* Free P, which pc_huge_zalloc(BYTES) gave (NULL: nothing). */

@@ -84,9 +84,18 @@ struct rd_id {
 	uint32_t ev;
 };
 
-/* A sample that waits for its round: where it is, and its time. */
+/*
+ * A sample that waits for its round: where it is, its time, and itself
+ * as decoded, its pointers into its record (which the window may move
+ * meanwhile) kept as offsets from the record's start, 0 for none. The
+ * decoding holds while no event has come since (a pipe's attr records
+ * may come between samples and move the events).
+ */
 struct rd_wait {
 	uint64_t off, time;
+	struct pc_sample s;
+	uint32_t br, callchain, br_counters;
+	size_t nr_evs;
 };
 
 struct rd {
@@ -850,7 +859,22 @@ static const uint8_t *aligned(struct rd *r, const uint8_t *rec, uint16_t size)
 	return (const uint8_t *)r->scratch;
 }
 
-/* Hand out the waiting samples up to the limit, oldest in the file first. */
+/* P, a pointer into the record at REC, as an offset from it; and back. */
+static uint32_t rec_rel(const void *p, const uint8_t *rec)
+{
+	return p ? (uint32_t)((const uint8_t *)p - rec) : 0;
+}
+
+static const void *rec_ptr(uint32_t rel, const uint8_t *rec)
+{
+	return rel ? rec + rel : NULL;
+}
+
+/*
+ * Hand out the waiting samples up to the limit, oldest in the file first,
+ * as they were decoded when they came: their records are where the
+ * window has them now.
+ */
 static int hand_out_waiting(struct rd *r)
 {
 	while (r->head < r->nr_wait && r->wait[r->head].time <= r->limit) {
@@ -864,8 +888,15 @@ static int hand_out_waiting(struct rd *r)
 		if (!rec)
 			return -1;
 		rec = aligned(r, rec, rec_size(rec));
-		if (decode_sample(r, (const uint64_t *)rec, w->off, &s))
-			return -1;
+		if (w->nr_evs != r->nr_evs) {
+			if (decode_sample(r, (const uint64_t *)rec, w->off, &s))
+				return -1;
+		} else {
+			s = w->s;
+			s.br = rec_ptr(w->br, rec);
+			s.callchain = rec_ptr(w->callchain, rec);
+			s.br_counters = rec_ptr(w->br_counters, rec);
+		}
 		r->head++;
 		ret = hand_out(r, &s);
 		if (ret)
@@ -901,7 +932,8 @@ static int flush_to(struct rd *r, uint64_t limit)
 #define WAIT_SPAN_NO_ROUND	(16ULL << 20)
 #define WAIT_SPAN	(64ULL << 20)
 
-static int wait_for_round(struct rd *r, const struct pc_sample *s, uint64_t off)
+static int wait_for_round(struct rd *r, const struct pc_sample *s,
+			  const uint8_t *rec, uint64_t off)
 {
 	uint64_t t = s->attr->sample_type & PERF_SAMPLE_TIME ? s->time : PC_TIME_NONE;
 	struct rd_wait *w;
@@ -910,12 +942,18 @@ static int wait_for_round(struct rd *r, const struct pc_sample *s, uint64_t off)
 	saw_time(r, t);
 	if (r->head == r->nr_wait && t <= r->limit)
 		return hand_out(r, s);
-	w = pc_grow(r->wait, &r->cap_wait, r->nr_wait, sizeof(*r->wait), 1024);
+	w = pc_grow(r->wait, &r->cap_wait, r->nr_wait, sizeof(*r->wait), 64);
 	if (!w)
 		return pc_err(r->err, off, "out of memory");
 	r->wait = w;
-	w[r->nr_wait].off = off;
-	w[r->nr_wait++].time = t;
+	w += r->nr_wait++;
+	w->off = off;
+	w->time = t;
+	w->s = *s;
+	w->br = rec_rel(s->br, rec);
+	w->callchain = rec_rel(s->callchain, rec);
+	w->br_counters = rec_rel(s->br_counters, rec);
+	w->nr_evs = r->nr_evs;
 	if (!r->rounds && !r->handed &&
 	    off - r->wait[r->head].off > WAIT_SPAN_NO_ROUND)
 		return PC_READ_UNORDERED;
@@ -984,7 +1022,7 @@ static int walk(struct rd *r, uint64_t start, uint64_t end, bool pipe)
 
 			ret = decode_sample(r, (const uint64_t *)rec, off, &s);
 			if (!ret)
-				ret = r->h->flush ? wait_for_round(r, &s, off) :
+				ret = r->h->flush ? wait_for_round(r, &s, rec, off) :
 				      hand_out(r, &s);
 			break;
 		}

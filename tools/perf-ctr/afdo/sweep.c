@@ -168,7 +168,13 @@ static int add_pieces(const struct pc_dso *bin, struct pc_dwarf *dw,
 {
 	size_t touched = *nf, i, j;
 	const char *want, *have;
+	/* which touched names have a '.': asked for every symbol */
+	bool *tdot = malloc(touched ? touched : 1);
 
+	if (!tdot)
+		return -1;
+	for (j = 0; j < touched; j++)
+		tdot[j] = strchr((*fs)[j]->name, '.');
 	for (i = 0; i < bin->nr_syms; i++) {
 		const struct pc_sym *s = &bin->syms[i];
 		bool dot = strchr(s->name, '.');
@@ -177,19 +183,22 @@ static int add_pieces(const struct pc_dso *bin, struct pc_dwarf *dw,
 			continue;
 		for (j = 0; j < touched; j++) {
 			/* one of the two has a '.': checked first, cheaply */
-			if (!dot && !strchr((*fs)[j]->name, '.'))
+			if (!dot && !tdot[j])
 				continue;
 			if ((*fs)[j] == s || !same_base((*fs)[j]->name, s->name))
 				continue;
 			want = dwarf_name(dw, (*fs)[j]->start);
 			have = dwarf_name(dw, s->start);
 			if (want && have && !strcmp(want, have)) {
-				if (add_piece(fs, nf, cap, s))
+				if (add_piece(fs, nf, cap, s)) {
+					free(tdot);
 					return -1;
+				}
 				break;
 			}
 		}
 	}
+	free(tdot);
 	if (*nf != touched)
 		qsort(*fs, *nf, sizeof(**fs), cmp_sym_start);
 	return 0;

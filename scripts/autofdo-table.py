@@ -68,7 +68,10 @@ KINDS = (('afdo', 'AutoFDO (perf-ctr)', ''),
          ('afdowin', 'AutoFDO (perf-ctr, window)', ', --weight window'),
          ('profgen', 'AutoFDO (llvm-profgen)', ', llvm-profgen'),
          ('cs', 'CSSPGO (perf-ctr)', ', CSSPGO'),
-         ('profgencs', 'CSSPGO (llvm-profgen)', ', CSSPGO llvm-profgen'))
+         ('csnest', 'CSSPGO (perf-ctr, nested)', ', CSSPGO nested'),
+         ('profgencs', 'CSSPGO (llvm-profgen)', ', CSSPGO llvm-profgen'),
+         ('profgencsnopre', 'CSSPGO (llvm-profgen, no pre-inliner)',
+          ', CSSPGO llvm-profgen without pre-inliner'))
 
 
 def parse_overlap(path):
@@ -332,8 +335,12 @@ def main():
         'instruction), both normalised to sum 1 over the binary\'s text: sum of',
         'min(p, q); 1 is a perfect match.'])
     # The plugin's counts against perf stat's instructions:u of the same
-    # binary on the same inputs: what it counts is what the hart retired,
-    # but for the instructions that trap and start again.
+    # binary on the same inputs, in another run: what it counts is what
+    # the hart retired, but for the instructions that trap and start
+    # again. bzip2 and lua agree to a few hundred instructions; duk's runs
+    # differ by up to 0.3% among themselves (its recordings' samples
+    # too), so only a larger difference is a problem: the count of
+    # another program's code, or of only part of this one's.
     if a.exact_sum and os.path.exists(a.exact_sum):
         out.append('')
         for line in open(a.exact_sum):
@@ -344,7 +351,7 @@ def main():
             diff = (int(n) - stat) / stat
             out.append(f'{prog} {cc}: the exact run counted {int(n):,} instructions, '
                        f'perf stat {stat:,} ({100 * diff:+.3f}%).')
-            if abs(diff) > 0.001:
+            if abs(diff) > 0.005:
                 problems.append(f'{prog}-{cc}: the exact counts sum to {int(n):,}, '
                                 f'perf stat counted {stat:,}')
     accuracy(parse_overlap(a.overlap), [

@@ -546,29 +546,67 @@ cov_json() {
 }
 # probe_profiles PROG BINARY F: the clang19 profiles of recording F.data
 # (call chains and branch stacks) of BINARY: F.prof perf-ctr's probe
-# profile, F.pg.prof llvm-profgen's of the branch stacks alone, F.cs.prof
-# perf-ctr's context-sensitive one, F.pgcs.prof llvm-profgen's of the
-# call chains and branch stacks (perf 7.3's script: perf-ctr script
-# writes no call chains). A profile that cannot be made is left out and
-# said; its row is missing from the table.
+# profile (F.window.prof with --weight window), F.pg.prof llvm-profgen's
+# of the branch stacks alone, F.cs.prof perf-ctr's context-sensitive
+# one (F.csnest.prof nested by llvm-profdata), F.pgcs.prof llvm-profgen's
+# of the call chains and branch stacks (perf 7.3's script: perf-ctr
+# script writes no call chains; F.pgcsnopre.prof without its
+# pre-inliner). A profile
+# that cannot be made is left out and said; its row is missing from the
+# table.
 probe_profiles() {
 	local p=$1 bin=$2 f=$3
 	"$PC" aggregate -v -i "$f.data" --binary "$bin" -f llvm-probe -o "$f.prof" \
 		2>"$f.agg" || { cat "$f.agg" >&2; die "perf-ctr aggregate -f llvm-probe of $f.data failed"; }
+	case " $WEIGHTS " in
+	*" window "*)
+		"$PC" aggregate -v -i "$f.data" --binary "$bin" -f llvm-probe --weight window \
+			-o "$f.window.prof" 2>"$f.window.agg" ||
+			{ cat "$f.window.agg" >&2; die "perf-ctr aggregate -f llvm-probe --weight window of $f.data failed"; } ;;
+	esac
 	"$PC" aggregate -i "$f.data" --binary "$bin" -f llvm-cs -o "$f.cs.prof" \
 		2>"$f.cs.agg" || { rm -f "$f.cs.prof"; say "no perf-ctr CS profile of $f.data: $(tail -1 "$f.cs.agg")"; }
+	# perf-ctr's flat CS profile nested as llvm-profgen nests its own
+	[ ! -f "$f.cs.prof" ] || root_exec /usr/lib/llvm-19/bin/llvm-profdata merge --sample --text \
+		--convert-sample-profile-layout=nest "$f.cs.prof" -o "$f.csnest.prof" ||
+		{ rm -f "$f.csnest.prof"; say "llvm-profdata could not nest $f.cs.prof"; }
 	[ -x "$PROFGEN" ] || return 0
 	"$PC" script -i "$f.data" -F ip,brstack -o "$f.script"
 	root_exec /usr/lib/llvm-19/bin/llvm-profgen --perfscript="$f.script" \
 		--binary="$bin" --format=text --output="$f.pg.prof" >"$f.pg.log" 2>&1 ||
 		{ rm -f "$f.pg.prof"; tail -5 "$f.pg.log" >&2; say "llvm-profgen failed on $f.data"; }
-	"${ROOT_LOADER[@]}" "$ROOT/usr/bin/perf" script -i "$f.data" -F ip,brstack \
-		--show-mmap-events >"$f.script" 2>/dev/null &&
+	# --no-inline: perf would ask addr2line for each address's inlined
+	# frames; a sample without records is left out, as llvm-profgen
+	# reads the text without its blank lines and would take its chain
+	# for the start of the next sample's
+	"${ROOT_LOADER[@]}" "$ROOT/usr/bin/perf" script -i "$f.data" --show-mmap-events \
+		--no-inline -F ip,brstack 2>/dev/null | awk '
+		/^PERF_RECORD_/ { print; next }
+		/^$/ { if (s ~ / 0x/) printf "%s", s; s = "\n"; next }
+		{ s = s $0 "\n" }
+		END { if (s ~ / 0x/) printf "%s", s }' >"$f.script"
 	root_exec /usr/lib/llvm-19/bin/llvm-profgen --perfscript="$f.script" \
 		--binary="$bin" --format=text --output="$f.pgcs.prof" >"$f.pgcs.log" 2>&1 ||
 		{ rm -f "$f.pgcs.prof"; tail -5 "$f.pgcs.log" >&2; say "llvm-profgen (CS) failed on $f.data"; }
-	rm -f "$f.script"
+	# what llvm-profgen's pre-inliner brings: the same without it
+	root_exec /usr/lib/llvm-19/bin/llvm-profgen --perfscript="$f.script" \
+		--binary="$bin" --format=text --csspgo-preinliner=0 \
+		--output="$f.pgcsnopre.prof" >/dev/null 2>&1 || rm -f "$f.pgcsnopre.prof"
+	# perf-ctr's CS profile is llvm-profgen's without its pre-inliner,
+	# nesting, cold-context merging and frame inference: checked on
+	# each real recording
+	if [ -f "$f.cs.prof" ] && root_exec /usr/lib/llvm-19/bin/llvm-profgen \
+		--perfscript="$f.script" --binary="$bin" --format=text $CS_FLAT \
+		--output="$f.pgflat.prof" >/dev/null 2>&1; then
+		if cmp -s "$f.cs.prof" "$f.pgflat.prof"; then
+			echo "$p $(basename "$f") identical"
+		else
+			echo "$p $(basename "$f") differs"
+		fi >>"$W/prof/cs-flat.txt"
+	fi
+	rm -f "$f.script" "$f.pgflat.prof"
 }
+CS_FLAT="--csspgo-preinliner=0 --gen-cs-nested-profile=0 --csprof-merge-cold-context=0 --infer-missing-frames=0"
 # exact_overlap PROG CC PERIOD: how close the ranges of the recording of
 # PROG-CC-base at PERIOD come to the exact counts of its training run, a
 # line "PROG CC PERIOD WEIGHT OVERLAP" of $W/prof/exact.txt per weight.
@@ -589,6 +627,7 @@ rm -rf "$W/prof"
 mkdir -p "$W/prof"
 : >"$W/prof/overlap.txt"
 : >"$W/prof/exact.txt"
+: >"$W/prof/cs-flat.txt"
 # each exact run's instructions, which round 2's perf stat of the same
 # binary on the same inputs must find too
 for cc in $EXACT; do
@@ -689,7 +728,8 @@ for p in $PROGS; do
 			plan2+=("$p $cc fdo")
 		fi
 		for per in $PERIODS; do
-			for vs in afdo: afdowin:.window profgen:.pg cs:.cs profgencs:.pgcs; do
+			for vs in afdo: afdowin:.window profgen:.pg cs:.cs csnest:.csnest \
+				profgencs:.pgcs profgencsnopre:.pgcsnopre; do
 				v=${vs%%:*} prof=$W/prof/$p-$cc-$per${vs#*:}.prof
 				[ -s "$prof" ] || continue
 				DEPS=("$prof")
@@ -747,6 +787,10 @@ if [ $BOLT_ON = 1 ]; then
 fi
 round 2 "${plan2[@]}"
 
+CS_NOTE=()
+if [ -s "$W/prof/cs-flat.txt" ]; then
+	CS_NOTE=(--note "CSSPGO: perf-ctr aggregate -f llvm-cs against llvm-profgen 19 \`$CS_FLAT\` on the same recordings: $(grep -c ' identical$' "$W/prof/cs-flat.txt") of $(wc -l <"$W/prof/cs-flat.txt") profiles identical$(awk '$3 != "identical" { printf "%s %s", (n++ ? "," : "; different:"), $2 }' "$W/prof/cs-flat.txt"). The llvm-profgen rows are its defaults (pre-inliner, nested profile).")
+fi
 BOLT_TABLE=()
 [ $BOLT_ON = 0 ] || BOLT_TABLE=(--bolt-period "$BOLT_PER" --bolt-build "$W/build"
 	--bolt-output "$OUT/bolt.md")
@@ -759,7 +803,7 @@ python3 "$TOP/scripts/autofdo-table.py" --console "$W/round2/console.log" \
 	--expect "lua train-run $(host_lua train)" \
 	--expect "duk run $(host_duk measure)" \
 	--expect "duk train-run $(host_duk train)" \
-	"${BOLT_TABLE[@]}" -o "$OUT/table.md"
+	"${CS_NOTE[@]}" "${BOLT_TABLE[@]}" -o "$OUT/table.md"
 cat "$OUT/table.md"
 [ $BOLT_ON = 0 ] || cat "$OUT/bolt.md"
 say "make autofdo: $(($(date +%s) - T0)) s"

@@ -46,28 +46,35 @@ if ! rcc clang-19 $CFLAGS -fuse-ld=lld -o cs cs.c || ! cp "$rtmp/cs" .; then
 fi
 
 # script NAME BINARY [SYNTH-OPTION...]: NAME.data, a recording of BINARY
-# with call chains, and NAME.script, perf 7.3's text of it (--no-inline:
-# perf would ask addr2line for the inlined frames of each address and
-# print nothing). A sample without records is kept out: llvm-profgen
-# reads the text without its blank lines, and would take that sample's
-# chain for the first lines of the next sample's.
+# with call chains, and its text (script_text).
 script() {
 	local name=$1 bin=$2
 
 	shift 2
 	"$PC" synth -o "$name.data" --samples 3000 --depth 32 --binary "$bin" --seed 5 \
 		--callchain "$@" >&2 &&
-	"${ROOT_LOADER[@]}" "$ROOT/usr/bin/perf" script -i "$name.data" --show-mmap-events \
+	script_text "$name"
+}
+# script_text NAME: NAME.script, perf 7.3's text of NAME.data (--no-inline:
+# perf would ask addr2line for the inlined frames of each address and
+# print nothing). A sample without records is kept out: llvm-profgen
+# reads the text without its blank lines, and would take that sample's
+# chain for the first lines of the next sample's.
+script_text() {
+	"${ROOT_LOADER[@]}" "$ROOT/usr/bin/perf" script -i "$1.data" --show-mmap-events \
 		--no-inline -F ip,brstack 2>/dev/null | awk '
 		/^PERF_RECORD_/ { print; next }
 		/^$/ { if (s ~ / 0x/) printf "%s", s; s = "\n"; next }
 		{ s = s $0 "\n" }
-		END { if (s ~ / 0x/) printf "%s", s }' >"$name.script"
+		END { if (s ~ / 0x/) printf "%s", s }' >"$1.script"
 }
 # profgen NAME BINARY [SYNTH-OPTION...]: NAME.pg llvm-profgen's profile,
 # NAME.prof perf-ctr's.
 profgen() {
-	script "$@" &&
+	script "$@" && both "$1" "$2"
+}
+# both NAME BINARY: the two profiles of NAME.data and NAME.script.
+both() {
 	root_exec "$profgen" --perfscript="$1.script" --binary="$2" --format=text \
 		$CMP_OPTS --output="$1.pg" 2>"$1.pg.err" &&
 	"$PC" aggregate -i "$1.data" --binary "$2" -f llvm-cs -o "$1.prof"

@@ -17,6 +17,10 @@
 #   cs-bogus-vs-llvm-profgen  the same with synth --bogus: records into
 #                           no mapping, ranges backwards, samples twice
 #                           and samples without records
+#   cs-foreign-samples      samples of a process that maps no binary,
+#                           their addresses numbers in its text, count
+#                           for nothing (llvm-profgen, reading text
+#                           without pids, takes them for the binary's)
 #   cs-llvm-profdata        llvm-profdata 19 reads it
 #   cs-clang-sample-use     clang 19 -fprofile-sample-use takes it
 #   cs-no-callchain         a recording without call chains: an error,
@@ -34,7 +38,7 @@ PC=${PERF_CTR:-$top/out/perf-ctr/perf-ctr}
 CMP_OPTS="--csspgo-preinliner=0 --gen-cs-nested-profile=0 --csprof-merge-cold-context=0 --infer-missing-frames=0"
 cross_setup cs
 
-names="cs-synth-callchain cs-vs-llvm-profgen cs-calls-vs-llvm-profgen cs-edited-vs-llvm-profgen cs-bogus-vs-llvm-profgen cs-llvm-profdata cs-clang-sample-use cs-no-callchain cs-no-probes"
+names="cs-synth-callchain cs-vs-llvm-profgen cs-calls-vs-llvm-profgen cs-edited-vs-llvm-profgen cs-bogus-vs-llvm-profgen cs-foreign-samples cs-llvm-profdata cs-clang-sample-use cs-no-callchain cs-no-probes"
 # shellcheck disable=SC2086
 llvm19_setup t-cs $names
 cp "$fix/cs.c" "$fix/probe.c" "$rtmp/"
@@ -163,6 +167,20 @@ if profgen b cs-calls --bogus && grep -q '^\[main:[0-9]* @ right' b.pg &&
 else
 	cat b.pg.err >&2 2>/dev/null
 	fail cs-bogus-vs-llvm-profgen
+fi
+
+# Every tenth sample moved to a process that maps nothing, as the
+# shell's last samples before it execs the program are: perf-ctr's
+# profile is the one of the recording without them (and not the
+# recording's own: they were counted there).
+if python3 "$here/mk-foreign.py" p.data f.data &&
+   python3 "$here/mk-foreign.py" p.data d.data 10 drop &&
+   "$PC" aggregate -i f.data --binary cs -f llvm-cs -o f.prof &&
+   "$PC" aggregate -i d.data --binary cs -f llvm-cs -o d.prof &&
+   ! cmp -s p.prof d.prof && diff -u d.prof f.prof >&2; then
+	pass cs-foreign-samples
+else
+	fail cs-foreign-samples
 fi
 
 if root_exec /usr/lib/llvm-19/bin/llvm-profdata show --sample c.prof >show.out 2>show.err &&

@@ -34,7 +34,8 @@ FLEET_MB=${FLEET_MB:-1024}
 PC=${PERF_CTR:-$top/out/perf-ctr/perf-ctr}
 dir=$CTR_CACHE/perf-ctr-bench
 TIME=/usr/bin/time
-FORMATS="autofdo-text llvm-unsym llvm-text gcov lines"
+ALL_FORMATS="autofdo-text llvm-unsym llvm-text gcov lines"
+FORMATS=$ALL_FORMATS
 profgen=/usr/lib/llvm-19/bin/llvm-profgen
 
 make -s -C "$top/tools/perf-ctr" -j2 >&2 || die "perf-ctr does not build"
@@ -199,6 +200,11 @@ for base in $(printf '%s\n' "${!shortest[@]}" | sort); do
 	cat "$rec" >/dev/null
 	n=$("$PC" aggregate -v -i "$rec" --binary "$bin" -o /dev/null 2>&1 |
 		sed -n 's/^perf-ctr aggregate: \([0-9]*\) samples.*, \([0-9]*\) records$/\1 samples, \2 records/p')
+	# llvm-profgen writes a probe profile of a binary with pseudo-probes:
+	# perf-ctr's is -f llvm-probe there
+	llvm=llvm-text
+	"${CROSS}readelf" -SW "$bin" 2>/dev/null | grep -q ' \.pseudo_probe ' && llvm=llvm-probe
+	FORMATS=${ALL_FORMATS/llvm-text/$llvm}
 	printf '\n%s (%s, %s MB perf.data, %s), %s runs, min / median:\n' \
 		"$prog" "$cc" "$(($(stat -c %s "$rec") / 1000000))" "$n" "$RUNS"
 	for f in $FORMATS; do
@@ -216,9 +222,10 @@ for base in $(printf '%s\n' "${!shortest[@]}" | sort); do
 		"$PC" aggregate -i "$rec" --binary "$bin" -f llvm-unsym -o r.unsym &&
 		"${ROOT_LOADER[@]}" "$ROOT$profgen" --unsymbolized-profile=r.unsym \
 			--binary="$bin" --format=text --output=r-pgu.prof 2>/dev/null
-		echo "  LLVM profile against llvm-profgen's from the same ranges: $(llvm_diff r-llvm-text.prof r-pgu.prof)"
+		echo "  LLVM profile against llvm-profgen's from the same ranges: $(llvm_diff "r-$llvm.prof" r-pgu.prof)"
 	fi
 done
+FORMATS=$ALL_FORMATS
 [ ${#reals[@]} -gt 0 ] || echo "
 real recordings: none in $afdo/prof (make autofdo records them)"
 

@@ -31,11 +31,18 @@
 # computes probe addresses before lld's relaxation moves code), and is
 # recorded with call chains beside the branch stacks (--call-graph fp);
 # instr and fdo as clang 14's, with Debian's riscv64 profile runtime;
-# afdo-P from perf-ctr aggregate -f llvm-probe (probes, no contexts),
-# profgen-P from llvm-profgen 19 on the branch stacks alone (the same
-# kind of profile), cs-P from perf-ctr aggregate -f llvm-cs (contexts
-# from each sample's call chain) and profgencs-P from llvm-profgen 19 on
-# perf 7.3's script of the call chains and branch stacks.
+# afdo-P from perf-ctr aggregate -f llvm-probe (probes, no contexts;
+# afdowin-P with --weight window), profgen-P from llvm-profgen 19 on the
+# branch stacks alone (the same kind of profile), cs-P from perf-ctr
+# aggregate -f llvm-cs (contexts from each sample's call chain), csnest-P
+# the same nested by llvm-profdata, profgencs-P from llvm-profgen 19 on
+# perf 7.3's script of the call chains and branch stacks and
+# profgencsnopre-P the same without its pre-inliner.
+# Round exact-PROG-CC (AFDO_EXACT=0 leaves it out) runs GCC 12's and clang
+# 19's base binaries once on the training inputs under tools/insn-count,
+# a QEMU plugin counting each of their instructions: the table gives each
+# recording's overlap with those exact counts. AFDO_PROGS picks the
+# programs.
 # Round 1 boots the -icount CTR guest once per compiler: perf record -b
 # of base on the training inputs at each period, instr writing its
 # profile and (GCC) cov its .gcda files. Round 2 boots it again: perf stat -e instructions:u of every
@@ -547,13 +554,12 @@ cov_json() {
 # probe_profiles PROG BINARY F: the clang19 profiles of recording F.data
 # (call chains and branch stacks) of BINARY: F.prof perf-ctr's probe
 # profile (F.window.prof with --weight window), F.pg.prof llvm-profgen's
-# of the branch stacks alone, F.cs.prof perf-ctr's context-sensitive
-# one (F.csnest.prof nested by llvm-profdata), F.pgcs.prof llvm-profgen's
-# of the call chains and branch stacks (perf 7.3's script: perf-ctr
-# script writes no call chains; F.pgcsnopre.prof without its
-# pre-inliner). A profile
-# that cannot be made is left out and said; its row is missing from the
-# table.
+# of the branch stacks alone, F.cs.prof perf-ctr's context-sensitive one
+# (F.csnest.prof nested by llvm-profdata), F.pgcs.prof llvm-profgen's of
+# the call chains and branch stacks (perf 7.3's script: perf-ctr script
+# writes no call chains; F.pgcsnopre.prof without its pre-inliner). A
+# profile that cannot be made is left out and said; its row is missing
+# from the table.
 probe_profiles() {
 	local p=$1 bin=$2 f=$3
 	"$PC" aggregate -v -i "$f.data" --binary "$bin" -f llvm-probe -o "$f.prof" \

@@ -582,15 +582,10 @@ probe_profiles() {
 		--binary="$bin" --format=text --output="$f.pg.prof" >"$f.pg.log" 2>&1 ||
 		{ rm -f "$f.pg.prof"; tail -5 "$f.pg.log" >&2; say "llvm-profgen failed on $f.data"; }
 	# --no-inline: perf would ask addr2line for each address's inlined
-	# frames; a sample without records is left out, as llvm-profgen
-	# reads the text without its blank lines and would take its chain
-	# for the start of the next sample's
+	# frames; profgen-hybrid.awk leaves out the samples without records
 	"${ROOT_LOADER[@]}" "$ROOT/usr/bin/perf" script -i "$f.data" --show-mmap-events \
-		--no-inline -F ip,brstack 2>/dev/null | awk '
-		/^PERF_RECORD_/ { print; next }
-		/^$/ { if (s ~ / 0x/) printf "%s", s; s = "\n"; next }
-		{ s = s $0 "\n" }
-		END { if (s ~ / 0x/) printf "%s", s }' >"$f.script"
+		--no-inline -F ip,brstack 2>/dev/null |
+		awk -f "$TOP/tools/perf-ctr/tests/profgen-hybrid.awk" >"$f.script"
 	root_exec /usr/lib/llvm-19/bin/llvm-profgen --perfscript="$f.script" \
 		--binary="$bin" --format=text --output="$f.pgcs.prof" >"$f.pgcs.log" 2>&1 ||
 		{ rm -f "$f.pgcs.prof"; tail -5 "$f.pgcs.log" >&2; say "llvm-profgen (CS) failed on $f.data"; }

@@ -61,16 +61,12 @@ script() {
 }
 # script_text NAME: NAME.script, perf 7.3's text of NAME.data (--no-inline:
 # perf would ask addr2line for the inlined frames of each address and
-# print nothing). A sample without records is kept out: llvm-profgen
-# reads the text without its blank lines, and would take that sample's
-# chain for the first lines of the next sample's.
+# print nothing), without the samples that have no records
+# (profgen-hybrid.awk).
 script_text() {
 	"${ROOT_LOADER[@]}" "$ROOT/usr/bin/perf" script -i "$1.data" --show-mmap-events \
-		--no-inline -F ip,brstack 2>/dev/null | awk '
-		/^PERF_RECORD_/ { print; next }
-		/^$/ { if (s ~ / 0x/) printf "%s", s; s = "\n"; next }
-		{ s = s $0 "\n" }
-		END { if (s ~ / 0x/) printf "%s", s }' >"$1.script"
+		--no-inline -F ip,brstack 2>/dev/null |
+		awk -f "$here/profgen-hybrid.awk" >"$1.script"
 }
 # profgen NAME BINARY [SYNTH-OPTION...]: NAME.pg llvm-profgen's profile,
 # NAME.prof perf-ctr's.

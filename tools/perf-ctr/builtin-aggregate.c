@@ -442,19 +442,6 @@ static inline bool win_for(const struct agg_win *w, const struct pc_machine *mc,
 	       time - w->r.t_lo < w->r.t_hi - w->r.t_lo;
 }
 
-/* Room for N words at *V (*CAP now). 0, or -1 when out of memory. */
-static int room(uint64_t **v, size_t *cap, size_t n)
-{
-	while (*cap < n) {
-		uint64_t *p = pc_grow(*v, cap, *cap, sizeof(*p), 128);
-
-		if (!p)
-			return -1;
-		*v = p;
-	}
-	return 0;
-}
-
 /* A record's end as the unwinder takes it: AFDO_ELSEWHERE if not BIN's code. */
 static uint64_t code_addr(const struct pc_dso *bin, bool mapped, uint64_t a)
 {
@@ -473,8 +460,8 @@ static int keep_stack(struct agg_ctx *c, const struct pc_sample *s,
 	uint64_t ctx = PERF_CONTEXT_USER, a, i;
 	size_t n = 0;
 
-	if (room(&c->frames, &c->cap_frames, s->callchain_nr) ||
-	    room(&c->pairs, &c->cap_pairs, 2 * s->nr))
+	if (pc_reserve_u64(&c->frames, &c->cap_frames, s->callchain_nr) ||
+	    pc_reserve_u64(&c->pairs, &c->cap_pairs, 2 * s->nr))
 		return -1;
 	for (i = 0; i < s->nr; i++) {
 		c->pairs[2 * i] = code_addr(c->bin, r[i].flags & AFDO_STEP_FROM, r[i].from);

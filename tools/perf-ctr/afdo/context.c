@@ -50,21 +50,6 @@ struct afdo_unwind {
 	bool invalid;			/* a range made no sense: contexts are lost */
 };
 
-/* Room for N words at *V (*CAP of them now). 0, or -1: no memory. */
-static int grow(uint64_t **v, size_t *cap, size_t n)
-{
-	uint64_t *p;
-
-	if (n <= *cap)
-		return 0;
-	p = realloc(*v, n * 2 * sizeof(*p));
-	if (!p)
-		return -1;
-	*v = p;
-	*cap = n * 2;
-	return 0;
-}
-
 static bool lp_call_insn(const struct pc_rv_insn *in)
 {
 	return in->len == 2 && pc_rv_is_call(in->kind);
@@ -318,14 +303,8 @@ static struct afdo_ctx *parent_ctx(struct afdo_unwind *u)
 	for (i = 0; i < n; i++)
 		if (u->st[i] == AFDO_ELSEWHERE)
 			lo = i + 1;
-	if (n - lo > u->ckey) {
-		uint64_t *k = realloc(u->key, (n - lo) * 2 * sizeof(*k));
-
-		if (!k)
-			return NULL;
-		u->key = k;
-		u->ckey = (n - lo) * 2;
-	}
+	if (pc_reserve_u64(&u->key, &u->ckey, n - lo))
+		return NULL;
 	memcpy(u->key, u->st + lo, (n - lo) * sizeof(*u->key));
 	n = afdo_ctx_compress(u->key, n - lo, sizeof(*u->key));
 	return ctx_get(u->cs_all, u->key, n);
@@ -333,15 +312,8 @@ static struct afdo_ctx *parent_ctx(struct afdo_unwind *u)
 
 static int push(struct afdo_unwind *u, uint64_t addr)
 {
-	if (u->n == u->cap) {
-		size_t cap = u->cap ? u->cap * 2 : 64;
-		uint64_t *v = realloc(u->st, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		u->st = v;
-		u->cap = cap;
-	}
+	if (pc_reserve_u64(&u->st, &u->cap, u->n + 1))
+		return -1;
 	u->st[u->n++] = addr;
 	return 0;
 }
@@ -454,7 +426,7 @@ static bool call_stack(struct afdo_unwind *u, const uint64_t *f, size_t nf,
 
 	*oom = 0;
 	u->n = 0;
-	if (grow(&u->cs, &u->ccs, nf + 1)) {
+	if (pc_reserve_u64(&u->cs, &u->ccs, nf + 1)) {
 		*oom = 1;
 		return false;
 	}
@@ -518,7 +490,7 @@ int afdo_ctxs_sample(struct afdo_ctxs *cs, const uint64_t *f, size_t nf,
 	int oom;
 
 	cs->samples++;
-	if (grow(&u->r, &u->cr, 2 * nr + 2))
+	if (pc_reserve_u64(&u->r, &u->cr, 2 * nr + 2))
 		return -1;
 	r = u->r;
 	for (i = 0; i < nr; i++) {

@@ -144,15 +144,11 @@ static int index_nodes(struct cs_build *b)
 static int add_frame(struct cs_build *b, size_t *n, const char *name,
 		     uint32_t off)
 {
-	if (*n == b->cfr) {
-		size_t cap = b->cfr ? b->cfr * 2 : 32;
-		struct frame *v = realloc(b->fr, cap * sizeof(*v));
+	struct frame *v = pc_grow(b->fr, &b->cfr, *n, sizeof(*v), 32);
 
-		if (!v)
-			return -1;
-		b->fr = v;
-		b->cfr = cap;
-	}
+	if (!v)
+		return -1;
+	b->fr = v;
 	b->fr[(*n)++] = (struct frame){ name, off };
 	return 0;
 }

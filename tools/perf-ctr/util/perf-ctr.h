@@ -265,6 +265,22 @@ static inline void *pc_grow(void *arr, size_t *cap, size_t nr, size_t size,
 	return n;
 }
 
+/*
+ * Room for N words at *V (*CAP of them now), grown as pc_grow() grows an
+ * array. 0, or -1 with *V and *CAP as they were when memory ran out.
+ */
+static inline int pc_reserve_u64(uint64_t **v, size_t *cap, size_t n)
+{
+	while (*cap < n) {
+		uint64_t *p = pc_grow(*v, cap, *cap, sizeof(*p), 64);
+
+		if (!p)
+			return -1;
+		*v = p;
+	}
+	return 0;
+}
+
 /* For qsort() comparators: -1, 0 or 1 as A is below, at or above B. */
 static inline int pc_cmp_u64(uint64_t a, uint64_t b)
 {

@@ -45,11 +45,15 @@ host_pkgs() {
 # llvm-profgen (LLVM >= 19) lives in the trixie root and runs through its
 # loader (root_exec), like QEMU; so do the newer compilers the profiles are
 # tested with (riscv64 GCC 14, clang 19), run there with in_root; clang
-# 19's instrumented riscv64 binaries link Debian's riscv64 profile runtime.
-ROOT_PKGS="llvm-19 clang-19 gcc-14-riscv64-linux-gnu libc6-dev-riscv64-cross libclang-rt-19-dev:riscv64"
+# 19's instrumented riscv64 binaries link Debian's riscv64 profile runtime;
+# its binaries link with lld (clang 19 places probes before ld's relaxing).
+ROOT_PKGS="llvm-19 clang-19 lld-19 gcc-14-riscv64-linux-gnu libc6-dev-riscv64-cross libclang-rt-19-dev:riscv64"
+# llvm-profgen's input is perf script's text, of perf 7.3 (trixie-backports):
+# the host's perf 6.1 prints the stacks of riscv64 call chains as offsets.
+BPO_PKGS="linux-perf"
 
 root_llvm() {
-	[ "$(cat "$CTR_CACHE/.stamp-afdo-root" 2>/dev/null)" = "$ROOT_PKGS" ] && return 0
+	[ "$(cat "$CTR_CACHE/.stamp-afdo-root" 2>/dev/null)" = "$ROOT_PKGS $BPO_PKGS" ] && return 0
 	[ -e "$ROOT/.debootstrap-done" ] ||
 		{ say "no trixie root at $ROOT (scripts/setup.sh root): no llvm-profgen"; return 1; }
 	say "installing $ROOT_PKGS into the trixie root"
@@ -60,7 +64,10 @@ root_llvm() {
 		{ say "apt-get install $ROOT_PKGS in $ROOT failed"; return 1; }
 	[ -x "$ROOT/usr/lib/llvm-19/bin/llvm-profgen" ] ||
 		{ say "llvm-19 has no llvm-profgen"; return 1; }
-	echo "$ROOT_PKGS" >"$CTR_CACHE/.stamp-afdo-root"
+	# shellcheck disable=SC2086
+	in_root apt-get install -y -qq --no-install-recommends -t trixie-backports \
+		$BPO_PKGS >/dev/null || { say "apt-get install $BPO_PKGS in $ROOT failed"; return 1; }
+	echo "$ROOT_PKGS $BPO_PKGS" >"$CTR_CACHE/.stamp-afdo-root"
 }
 
 host_pkgs

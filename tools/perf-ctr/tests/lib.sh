@@ -47,7 +47,7 @@ llvm19_setup() {
 	elif [ ! -x "$ROOT$profgen" ]; then
 		why="no llvm-profgen 19 in $ROOT: scripts/setup-afdo.sh"
 	elif [ ! -x "$ROOT/usr/bin/perf" ]; then
-		why="no perf 7.3 in $ROOT: scripts/perf73.sh"
+		why="no perf 7.3 in $ROOT: scripts/setup-afdo.sh"
 	fi
 	if [ -n "$why" ]; then
 		for t in "$@"; do skip "$t" "$why"; done

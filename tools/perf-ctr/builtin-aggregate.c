@@ -845,7 +845,7 @@ int cmd_aggregate(int argc, char **argv)
 	const char *fmt_name = "autofdo-text", *symfs, *in_fmt = "perf";
 	struct inputs inputs = { .nr = 0 };
 	unsigned long gcc_version = 0;
-	bool window = false;
+	bool window = false, no_preinline = false;
 	unsigned int n;
 	char path[4096];
 	const struct pc_usage usage = {
@@ -883,6 +883,10 @@ int cmd_aggregate(int argc, char **argv)
 			    "window's length (samples of a non-branch event);\n"
 			    "none (default): every record counts 1, as\n"
 			    "llvm-profgen counts", set_weight),
+		PC_BOOL(0, "no-preinline", &no_preinline,
+			"llvm-cs: every calling context as it ran, none\n"
+			"folded into its function's base profile by\n"
+			"llvm-profgen's pre-inliner"),
 		PC_ULONG(0, "gcc-version", &gcc_version, "N",
 			 "the GCC the gcov profile is for (default: the one\n"
 			 "in B's DWARF); 13 and later get discriminators"),
@@ -1034,6 +1038,7 @@ int cmd_aggregate(int argc, char **argv)
 	ain.ctxs = c.stacks ? &c.ctxs : NULL;
 	ain.bin = bin;
 	ain.gcc_version = (int)gcc_version;
+	ain.cs_no_preinline = no_preinline;
 	rc = fmt->write(out, &ain, &notes);
 	if (rc && notes.err[0])
 		fprintf(stderr, "perf-ctr aggregate: %s\n", notes.err);

@@ -208,6 +208,7 @@ struct afdo_input {
 	const struct afdo_ctxs *ctxs;
 	struct pc_dso *bin;
 	int gcc_version;		/* 0: the GCC named in BIN's DWARF */
+	bool cs_no_preinline;		/* llvm-cs: every context as it ran */
 };
 
 struct afdo_notes {

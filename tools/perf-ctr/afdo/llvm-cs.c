@@ -3,9 +3,12 @@
  * perf-ctr aggregate: the context-sensitive probe-based LLVM sample
  * profile (CSSPGO) of a binary built with clang
  * -fpseudo-probe-for-profiling, from samples with call chains and branch
- * stacks, as llvm-profgen 19 writes it given --csspgo-preinliner=0
- * --gen-cs-nested-profile=0 --csprof-merge-cold-context=0
- * --infer-missing-frames=0: one flat profile per calling context.
+ * stacks, as llvm-profgen 19 writes it given --gen-cs-nested-profile=0
+ * --infer-missing-frames=0: one flat profile per calling context, after
+ * its pre-inliner (preinline.c) has folded the contexts not worth
+ * inlining into their functions' base profiles; with --no-preinline,
+ * every context, as llvm-profgen's --csspgo-preinliner=0
+ * --csprof-merge-cold-context=0 gives them.
  *
  *  - context.c unwinds each sample into contexts: the call instructions
  *    around a range or branch.
@@ -27,41 +30,28 @@
  *
  * Profiles come out by total, then context; each with its body
  * locations in order, their call targets by count, its CFG checksum and
- * its attributes (1: the leaf function was inlined there).
+ * its attributes (1: the leaf function was inlined there; 2: the
+ * pre-inliner inlines it there).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "context.h"
 #include "dwarf-info.h"
+#include "preinline.h"
 #include "probe.h"
 #include "tree.h"
 #include "writers.h"
-
-#define CTX_WAS_INLINED	1	/* llvm's ContextWasInlined */
-
-struct frame {
-	const char *name;		/* the probe desc's: one pointer a name */
-	uint32_t off;			/* call site (0 for the leaf) */
-};
-
-/* One context's profile; its counts are in INST. */
-struct cs_prof {
-	struct frame *fr;
-	size_t nfr;
-	char *str;			/* the context as the text writes it */
-	struct afdo_inst *in;
-	uint32_t attr;
-};
 
 struct cs_build {
 	const struct pc_probes *pp;
 	struct pc_dso *bin;
 	struct pc_dwarf *dw;
 	struct afdo_tree t;		/* where the counts of each profile live */
-	struct cs_prof *prof;
+	struct afdo_cs_prof *prof;
 	size_t nprof, cprof;
 	struct pc_index prof_ix;
+	bool *touched;			/* by symbol: the profiled functions */
 	bool *kept;			/* by node: its function's probes are decoded */
 	uint32_t *node_first;		/* by node + 1: its probes in NODE_PROBES */
 	uint32_t *node_probes;
@@ -69,7 +59,7 @@ struct cs_build {
 	uint64_t *cnt;			/* by probe: in the context at hand */
 	uint32_t *hit;			/* probes with a count there */
 	size_t nhit;
-	struct frame *fr;		/* scratch: a context being made */
+	struct afdo_cs_frame *fr;	/* scratch: a context being made */
 	size_t cfr;
 	struct afdo_names names;
 };
@@ -100,17 +90,14 @@ static void touch_ctx(struct pc_dso *bin, const struct afdo_ctx *c, bool *touche
 static int keep_profiled(struct cs_build *b, const struct afdo_ctxs *cs)
 {
 	struct pc_dso *bin = b->bin;
-	bool *touched = calloc(bin->nr_syms + 1, sizeof(*touched));
 	size_t i;
-	int ret;
 
-	if (!touched)
+	b->touched = calloc(bin->nr_syms + 1, sizeof(*b->touched));
+	if (!b->touched)
 		return -1;
 	for (i = 0; i < cs->n; i++)
-		touch_ctx(bin, &cs->v[i], touched);
-	ret = afdo_probe_keep(b->pp, bin, touched, b->kept);
-	free(touched);
-	return ret;
+		touch_ctx(bin, &cs->v[i], b->touched);
+	return afdo_probe_keep(b->pp, bin, b->touched, b->kept);
 }
 
 /* Each node's probes, for the zeros of an instance that counted. */
@@ -144,12 +131,12 @@ static int index_nodes(struct cs_build *b)
 static int add_frame(struct cs_build *b, size_t *n, const char *name,
 		     uint32_t off)
 {
-	struct frame *v = pc_grow(b->fr, &b->cfr, *n, sizeof(*v), 32);
+	struct afdo_cs_frame *v = pc_grow(b->fr, &b->cfr, *n, sizeof(*v), 32);
 
 	if (!v)
 		return -1;
 	b->fr = v;
-	b->fr[(*n)++] = (struct frame){ name, off };
+	b->fr[(*n)++] = (struct afdo_cs_frame){ name, off };
 	return 0;
 }
 
@@ -217,19 +204,19 @@ static int ctx_frames(struct cs_build *b, const struct afdo_ctx *c, size_t *n)
 }
 
 struct prof_key {
-	const struct frame *fr;
+	const struct afdo_cs_frame *fr;
 	size_t n;
 };
 
 static bool prof_is(const void *arr, size_t pos, const void *key)
 {
-	const struct cs_prof *p = &((const struct cs_prof *)arr)[pos];
+	const struct afdo_cs_prof *p = &((const struct afdo_cs_prof *)arr)[pos];
 	const struct prof_key *k = key;
 
 	return p->nfr == k->n && !memcmp(p->fr, k->fr, k->n * sizeof(*k->fr));
 }
 
-static uint64_t frames_hash(const struct frame *fr, size_t n)
+static uint64_t frames_hash(const struct afdo_cs_frame *fr, size_t n)
 {
 	uint64_t h = n;
 	size_t i;
@@ -239,8 +226,7 @@ static uint64_t frames_hash(const struct frame *fr, size_t n)
 	return h;
 }
 
-/* "main:3 @ foo:2 @ bar", as llvm-profgen writes a context. */
-static char *ctx_string(const struct frame *fr, size_t n)
+char *afdo_cs_string(const struct afdo_cs_frame *fr, size_t n)
 {
 	size_t len = 1, i, at = 0;
 	char *s;
@@ -260,11 +246,11 @@ static char *ctx_string(const struct frame *fr, size_t n)
 }
 
 /* The profile of the N frames FR (the leaf's at 0), made when new. */
-static struct cs_prof *prof_get(struct cs_build *b, const struct frame *fr,
-				size_t n)
+static struct afdo_cs_prof *prof_get(struct cs_build *b,
+				     const struct afdo_cs_frame *fr, size_t n)
 {
 	struct prof_key k = { fr, n };
-	struct cs_prof *p;
+	struct afdo_cs_prof *p;
 	bool added;
 	size_t i;
 
@@ -276,7 +262,7 @@ static struct cs_prof *prof_get(struct cs_build *b, const struct frame *fr,
 	if (!added)
 		return p;
 	p->fr = malloc((n + 1) * sizeof(*fr));
-	p->str = ctx_string(fr, n);
+	p->str = afdo_cs_string(fr, n);
 	if (!p->fr || !p->str)
 		return NULL;
 	memcpy(p->fr, fr, n * sizeof(*fr));
@@ -289,12 +275,13 @@ static struct cs_prof *prof_get(struct cs_build *b, const struct frame *fr,
  * The profile of probe PR in context C: C's frames, PR's inline
  * context, the leaf's site dropped and the rest of a recursion once.
  */
-static struct cs_prof *leaf_prof(struct cs_build *b, const struct afdo_ctx *c,
-				 const struct pc_probe *pr)
+static struct afdo_cs_prof *leaf_prof(struct cs_build *b,
+				      const struct afdo_ctx *c,
+				      const struct pc_probe *pr)
 {
 	const struct pc_probe_node *nd = &b->pp->nodes[pr->node];
-	struct cs_prof *p;
-	struct frame leaf;
+	struct afdo_cs_prof *p;
+	struct afdo_cs_frame leaf;
 	size_t n;
 
 	if (ctx_frames(b, c, &n) || add_inline(b, &n, pr))
@@ -307,7 +294,7 @@ static struct cs_prof *leaf_prof(struct cs_build *b, const struct afdo_ctx *c,
 	if (!p)
 		return NULL;
 	if (nd->parent != PC_PROBE_TOP)
-		p->attr |= CTX_WAS_INLINED;
+		p->attr |= AFDO_CS_WAS_INLINED;
 	p->in->hash = nd->desc->hash;
 	return p;
 }
@@ -350,7 +337,8 @@ static void count_range(struct cs_build *b, uint64_t first, uint64_t last,
  * the profile of the context around (llvm-profgen infers it so, having
  * no branch for it).
  */
-static int add_inlined_call(struct cs_build *b, const struct cs_prof *callee,
+static int add_inlined_call(struct cs_build *b,
+			    const struct afdo_cs_prof *callee,
 			    const struct pc_probe *pr, uint64_t n)
 {
 	const struct pc_probe_node *nd = &b->pp->nodes[pr->node];
@@ -358,7 +346,7 @@ static int add_inlined_call(struct cs_build *b, const struct cs_prof *callee,
 	struct afdo_body *bd;
 	struct afdo_tgt *tg;
 	const char *name = callee->fr[callee->nfr - 1].name;
-	struct cs_prof *p;
+	struct afdo_cs_prof *p;
 	uint32_t site;
 	size_t k = callee->nfr - 1;
 
@@ -390,7 +378,7 @@ static int add_inlined_call(struct cs_build *b, const struct cs_prof *callee,
 static int add_block(struct cs_build *b, const struct afdo_ctx *ctx,
 		     uint32_t id, const struct pc_probe *pr, uint64_t c)
 {
-	struct cs_prof *p = leaf_prof(b, ctx, pr);
+	struct afdo_cs_prof *p = leaf_prof(b, ctx, pr);
 	struct afdo_inst *in = p ? p->in : NULL;
 	struct afdo_body *bd = in ? afdo_inst_body(in, pr->index, pr->discr) : NULL;
 	uint32_t i;
@@ -465,7 +453,7 @@ static int count_ctx_calls(struct cs_build *b, const struct afdo_ctx *c)
 		const struct pc_probe *pr;
 		struct afdo_body *bd;
 		struct afdo_tgt *tg;
-		struct cs_prof *p;
+		struct afdo_cs_prof *p;
 		const char *name;
 		bool oom;
 
@@ -497,7 +485,8 @@ static int count_ctx_calls(struct cs_build *b, const struct afdo_ctx *c)
 
 /* ---- the text ---- */
 
-static int cmp_frames(const struct cs_prof *x, const struct cs_prof *y)
+static int cmp_frames(const struct afdo_cs_prof *x,
+		      const struct afdo_cs_prof *y)
 {
 	size_t i, n = x->nfr < y->nfr ? x->nfr : y->nfr;
 	int v;
@@ -515,8 +504,8 @@ static int cmp_frames(const struct cs_prof *x, const struct cs_prof *y)
 /* By total, the larger first, then by context, frame by frame. */
 static int cmp_prof(const void *a, const void *b)
 {
-	const struct cs_prof *x = *(const struct cs_prof *const *)a;
-	const struct cs_prof *y = *(const struct cs_prof *const *)b;
+	const struct afdo_cs_prof *x = *(const struct afdo_cs_prof *const *)a;
+	const struct afdo_cs_prof *y = *(const struct afdo_cs_prof *const *)b;
 
 	if (x->in->insn_sum != y->in->insn_sum)
 		return x->in->insn_sum > y->in->insn_sum ? -1 : 1;
@@ -542,7 +531,7 @@ static int cmp_tgt(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void write_prof(FILE *f, const struct cs_prof *p)
+static void write_prof(FILE *f, const struct afdo_cs_prof *p)
 {
 	struct afdo_inst *in = p->in;
 	size_t i, j;
@@ -570,7 +559,7 @@ static void write_prof(FILE *f, const struct cs_prof *p)
 }
 
 /* llvm-profgen leaves out C++ initializers: their names are ambiguous. */
-static bool ambiguous(const struct cs_prof *p)
+static bool ambiguous(const struct afdo_cs_prof *p)
 {
 	const char *leaf = p->fr[p->nfr - 1].name;
 
@@ -578,16 +567,16 @@ static bool ambiguous(const struct cs_prof *p)
 	       !strncmp(leaf, "__tls_init", 10);
 }
 
-static int write_text(FILE *f, struct cs_build *b)
+static int write_text(FILE *f, struct afdo_cs_prof *p, size_t np)
 {
-	struct cs_prof **v = malloc((b->nprof + 1) * sizeof(*v));
+	struct afdo_cs_prof **v = malloc((np + 1) * sizeof(*v));
 	size_t n = 0, i;
 
 	if (!v)
 		return -1;
-	for (i = 0; i < b->nprof; i++)
-		if (!ambiguous(&b->prof[i]))
-			v[n++] = &b->prof[i];
+	for (i = 0; i < np; i++)
+		if (!ambiguous(&p[i]))
+			v[n++] = &p[i];
 	qsort(v, n, sizeof(*v), cmp_prof);
 	for (i = 0; i < n; i++)
 		write_prof(f, v[i]);
@@ -615,18 +604,44 @@ static int build(struct cs_build *b, const struct afdo_ctxs *cs)
 	return 0;
 }
 
-static void build_free(struct cs_build *b)
+static void profs_free(struct afdo_cs_prof *p, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < b->nprof; i++) {
-		free(b->prof[i].fr);
-		free(b->prof[i].str);
+	for (i = 0; i < n; i++) {
+		free(p[i].fr);
+		free(p[i].str);
 	}
-	free(b->prof);
+	free(p);
+}
+
+/*
+ * llvm-profgen's pre-inliner (preinline.c) over the profiles, then the
+ * text of what remains.
+ */
+static int write_preinlined(FILE *f, struct cs_build *b)
+{
+	const struct afdo_cs_binary bin = {
+		b->bin, b->dw, b->pp, b->kept, b->touched,
+	};
+	struct afdo_cs_prof *v;
+	size_t n;
+	int rc;
+
+	if (afdo_cs_preinline(&b->t, b->prof, b->nprof, &bin, &v, &n))
+		return -1;
+	rc = write_text(f, v, n);
+	profs_free(v, n);
+	return rc;
+}
+
+static void build_free(struct cs_build *b)
+{
+	profs_free(b->prof, b->nprof);
 	pc_index_free(&b->prof_ix);
 	afdo_tree_free(&b->t);
 	afdo_names_free(&b->names);
+	free(b->touched);
 	free(b->kept);
 	free(b->zeroed);
 	free(b->node_first);
@@ -653,8 +668,10 @@ int afdo_write_llvm_cs(FILE *f, const struct afdo_input *in,
 	notes->probes = true;
 	b.dw = pc_dso_dwarf(in->bin, NULL, 0);
 	rc = build(&b, in->ctxs);
-	if (!rc)
-		rc = write_text(f, &b);
+	if (!rc && in->cs_no_preinline)
+		rc = write_text(f, b.prof, b.nprof);
+	else if (!rc)
+		rc = write_preinlined(f, &b);
 	if (rc)
 		snprintf(notes->err, sizeof(notes->err), "out of memory");
 	build_free(&b);

@@ -109,6 +109,15 @@ struct afdo_body *afdo_inst_body(struct afdo_inst *in, uint32_t off,
 	return &in->body[i];
 }
 
+const struct afdo_body *afdo_inst_body_find(const struct afdo_inst *in,
+					    uint32_t off, uint32_t discr)
+{
+	struct loc_key k = { off, discr, NULL };
+	size_t i = pc_index_find(&in->body_ix, loc_hash(&k), body_is, in->body, &k);
+
+	return i == PC_INDEX_NONE ? NULL : &in->body[i];
+}
+
 static bool line_off(struct afdo_tree *t, const struct pc_frame *f, uint32_t *off)
 {
 	/*

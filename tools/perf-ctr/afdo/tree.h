@@ -101,6 +101,9 @@ struct afdo_inst *afdo_inst_kid(struct afdo_inst *p, uint32_t off,
 /* The body count of IN at location (OFF, DISCR). */
 struct afdo_body *afdo_inst_body(struct afdo_inst *in, uint32_t off,
 				 uint32_t discr);
+/* The body count of IN at (OFF, DISCR) if it has one, else NULL. */
+const struct afdo_body *afdo_inst_body_find(const struct afdo_inst *in,
+					    uint32_t off, uint32_t discr);
 /* The call target NAME at BD (NAME must live as long as T). */
 struct afdo_tgt *afdo_body_tgt(struct afdo_tree *t, struct afdo_body *bd,
 			       const char *name);

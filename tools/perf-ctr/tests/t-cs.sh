@@ -17,6 +17,10 @@
 #   cs-bogus-vs-llvm-profgen  the same with synth --bogus: records into
 #                           no mapping, ranges backwards, samples twice
 #                           and samples without records
+#   cs-preinline-vs-llvm-profgen  the four recordings above with the
+#                           pre-inliner (perf-ctr's default, and
+#                           llvm-profgen's): the same profiles, byte for
+#                           byte, with contexts both inlined and folded
 #   cs-foreign-samples      samples of a process that maps no binary,
 #                           their addresses numbers in its text, count
 #                           for nothing (llvm-profgen, reading text
@@ -26,19 +30,21 @@
 #   cs-no-callchain         a recording without call chains: an error,
 #                           exit status 1, no profile
 #   cs-no-probes            a binary without probes: an error
-# llvm-profgen runs with CMP_OPTS: its pre-inliner and nested profiles
-# are left out (perf-ctr writes the flat profile of every context, as
-# llvm-profgen does before them), and so are the merging of cold
-# contexts and the inference of frames missing for tail calls.
+# llvm-profgen runs with CMP_OPTS against perf-ctr --no-preinline: its
+# pre-inliner and nested profiles left out (the flat profile of every
+# context), and so are the merging of cold contexts and the inference of
+# frames missing for tail calls; and with PRE_OPTS, its pre-inliner on,
+# against perf-ctr's default.
 # Prints PASS/FAIL/SKIP lines; exits non-zero on any FAIL.
 . "$(dirname "$0")/lib.sh"
 . "$top/scripts/lib.sh"
 fix=$here/afdo
 PC=${PERF_CTR:-$top/out/perf-ctr/perf-ctr}
 CMP_OPTS="--csspgo-preinliner=0 --gen-cs-nested-profile=0 --csprof-merge-cold-context=0 --infer-missing-frames=0"
+PRE_OPTS="--gen-cs-nested-profile=0 --infer-missing-frames=0"
 cross_setup cs
 
-names="cs-synth-callchain cs-vs-llvm-profgen cs-calls-vs-llvm-profgen cs-edited-vs-llvm-profgen cs-bogus-vs-llvm-profgen cs-foreign-samples cs-llvm-profdata cs-clang-sample-use cs-no-callchain cs-no-probes"
+names="cs-synth-callchain cs-vs-llvm-profgen cs-calls-vs-llvm-profgen cs-edited-vs-llvm-profgen cs-bogus-vs-llvm-profgen cs-preinline-vs-llvm-profgen cs-foreign-samples cs-llvm-profdata cs-clang-sample-use cs-no-callchain cs-no-probes"
 # shellcheck disable=SC2086
 llvm19_setup t-cs $names
 cp "$fix/cs.c" "$fix/probe.c" "$rtmp/"
@@ -69,15 +75,20 @@ script_text() {
 		awk -f "$here/profgen-hybrid.awk" >"$1.script"
 }
 # profgen NAME BINARY [SYNTH-OPTION...]: NAME.pg llvm-profgen's profile,
-# NAME.prof perf-ctr's.
+# NAME.prof perf-ctr's, each of every context; NAME.pgpre and NAME.pre
+# the two pre-inlined.
 profgen() {
 	script "$@" && both "$1" "$2"
 }
-# both NAME BINARY: the two profiles of NAME.data and NAME.script.
+# both NAME BINARY: the profiles of NAME.data and NAME.script.
 both() {
 	root_exec "$profgen" --perfscript="$1.script" --binary="$2" --format=text \
 		$CMP_OPTS --output="$1.pg" 2>"$1.pg.err" &&
-	"$PC" aggregate -i "$1.data" --binary "$2" -f llvm-cs -o "$1.prof"
+	root_exec "$profgen" --perfscript="$1.script" --binary="$2" --format=text \
+		$PRE_OPTS --output="$1.pgpre" 2>>"$1.pg.err" &&
+	"$PC" aggregate -i "$1.data" --binary "$2" -f llvm-cs --no-preinline \
+		-o "$1.prof" &&
+	"$PC" aggregate -i "$1.data" --binary "$2" -f llvm-cs -o "$1.pre"
 }
 
 # A sample's stack lines: the leaf (its ip), then return addresses.
@@ -165,14 +176,30 @@ else
 	fail cs-bogus-vs-llvm-profgen
 fi
 
+# The pre-inliner: some contexts inlined (attribute 2), others folded
+# into their function's base profile (fewer profiles than contexts).
+ok=y
+for r in p c e b; do
+	if [ ! -s $r.pgpre ] || ! diff -u $r.pgpre $r.pre >&2; then
+		echo "preinline: $r differs" >&2
+		ok=
+	fi
+done
+if [ -n "$ok" ] && grep -q '^ !Attributes: [23]$' c.pre &&
+   [ "$(grep -c '^\[' c.pre)" -lt "$(grep -c '^\[' c.prof)" ]; then
+	pass cs-preinline-vs-llvm-profgen
+else
+	fail cs-preinline-vs-llvm-profgen
+fi
+
 # Every tenth sample moved to a process that maps nothing, as the
 # shell's last samples before it execs the program are: perf-ctr's
 # profile is the one of the recording without them (and not the
 # recording's own: they were counted there).
 if python3 "$here/mk-foreign.py" p.data f.data &&
    python3 "$here/mk-foreign.py" p.data d.data 10 drop &&
-   "$PC" aggregate -i f.data --binary cs -f llvm-cs -o f.prof &&
-   "$PC" aggregate -i d.data --binary cs -f llvm-cs -o d.prof &&
+   "$PC" aggregate -i f.data --binary cs -f llvm-cs --no-preinline -o f.prof &&
+   "$PC" aggregate -i d.data --binary cs -f llvm-cs --no-preinline -o d.prof &&
    ! cmp -s p.prof d.prof && diff -u d.prof f.prof >&2; then
 	pass cs-foreign-samples
 else
@@ -187,9 +214,11 @@ else
 	fail cs-llvm-profdata
 fi
 
-cp c.prof "$rtmp/"
+cp c.prof c.pre "$rtmp/"
 if rcc clang-19 $CFLAGS -fprofile-sample-use=c.prof -Rpass=sample-profile \
 	-c cs.c -o c.o >use.out 2>&1 &&
+   rcc clang-19 $CFLAGS -fprofile-sample-use=c.pre -Rpass=sample-profile \
+	-c cs.c -o c.o >>use.out 2>&1 &&
    ! grep -qE 'warning|error' use.out && grep -q 'remark: .*sample-profile' use.out; then
 	pass cs-clang-sample-use
 else

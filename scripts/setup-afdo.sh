@@ -50,7 +50,9 @@ host_pkgs() {
 ROOT_PKGS="llvm-19 clang-19 lld-19 gcc-14-riscv64-linux-gnu libc6-dev-riscv64-cross libclang-rt-19-dev:riscv64"
 # llvm-profgen's input is perf script's text, of perf 7.3 (trixie-backports):
 # the host's perf 6.1 prints the stacks of riscv64 call chains as offsets.
-BPO_PKGS="linux-perf"
+# perf-ctr reads clang 19's line tables with the root's libdw 0.196 (Debian
+# 12's 0.188 cannot).
+BPO_PKGS="linux-perf libdw1t64"
 
 root_llvm() {
 	[ "$(cat "$CTR_CACHE/.stamp-afdo-root" 2>/dev/null)" = "$ROOT_PKGS $BPO_PKGS" ] && return 0

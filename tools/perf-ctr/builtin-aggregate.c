@@ -845,7 +845,7 @@ int cmd_aggregate(int argc, char **argv)
 	const char *fmt_name = "autofdo-text", *symfs, *in_fmt = "perf";
 	struct inputs inputs = { .nr = 0 };
 	unsigned long gcc_version = 0;
-	bool window = false, no_preinline = false;
+	bool window = false, no_preinline = false, native = false;
 	unsigned int n;
 	char path[4096];
 	const struct pc_usage usage = {
@@ -887,6 +887,10 @@ int cmd_aggregate(int argc, char **argv)
 			"llvm-cs: every calling context as it ran, none\n"
 			"folded into its function's base profile by\n"
 			"llvm-profgen's pre-inliner"),
+		PC_BOOL(0, "native-calls", &native,
+			"llvm-cs: calls and returns as RISC-V makes them\n"
+			"(llvm-profgen 19 sees c.jalr only), a call site\n"
+			"named by the probe in its DWARF discriminator"),
 		PC_ULONG(0, "gcc-version", &gcc_version, "N",
 			 "the GCC the gcov profile is for (default: the one\n"
 			 "in B's DWARF); 13 and later get discriminators"),
@@ -943,7 +947,7 @@ int cmd_aggregate(int argc, char **argv)
 	}
 	c.counts.origins = fmt->origins;
 	c.stacks = fmt->stacks;
-	if (c.stacks && afdo_ctxs_init(&c.ctxs, bin)) {
+	if (c.stacks && afdo_ctxs_init(&c.ctxs, bin, native)) {
 		fprintf(stderr, "perf-ctr aggregate: out of memory\n");
 		afdo_counts_free(&c.counts);
 		pc_dso_free(bin);

@@ -11,6 +11,10 @@
  * call chain, a record of one is a branch within the frame. The
  * contexts here are llvm-profgen's, so that its profile and perf-ctr's
  * are the same.
+ *
+ * Or, for native calls, RISC-V's own: every jal and jalr that links ra
+ * or t0 is a call, a jump back through them a return, and no range runs
+ * through a jump, call or return: contexts through every call.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,26 +52,38 @@ struct afdo_unwind {
 	uint64_t ip;			/* where the walk back is */
 	uint64_t w;			/* the sample's weight */
 	bool invalid;			/* a range made no sense: contexts are lost */
+	bool native;			/* RISC-V's calls and returns */
 };
 
-static bool lp_call_insn(const struct pc_rv_insn *in)
+static bool lp_call_insn(const struct afdo_unwind *u, const struct pc_rv_insn *in)
 {
-	return in->len == 2 && pc_rv_is_call(in->kind);
+	return (u->native || in->len == 2) && pc_rv_is_call(in->kind);
 }
 
 /* Is the instruction at ADDR a call, as llvm-profgen 19 takes it? */
-static bool lp_call(const struct pc_dso *bin, uint64_t addr)
+static bool lp_call(const struct afdo_unwind *u, uint64_t addr)
 {
 	struct pc_rv_insn in;
 
-	return addr != AFDO_ELSEWHERE && pc_dso_insn(bin, addr, &in) &&
-	       lp_call_insn(&in);
+	return addr != AFDO_ELSEWHERE && pc_dso_insn(u->bin, addr, &in) &&
+	       lp_call_insn(u, &in);
+}
+
+/* Is the instruction at ADDR a return (native calls only)? */
+static bool native_ret(const struct afdo_unwind *u, uint64_t addr)
+{
+	struct pc_rv_insn in;
+
+	return u->native && addr != AFDO_ELSEWHERE &&
+	       pc_dso_insn(u->bin, addr, &in) && in.kind == PC_RV_RET;
 }
 
 /* A transfer that straight-line code cannot run through, to llvm-profgen. */
-static bool lp_uncond(const struct pc_rv_insn *in)
+static bool lp_uncond(const struct afdo_unwind *u, const struct pc_rv_insn *in)
 {
-	return lp_call_insn(in) || (in->len == 2 && in->kind == PC_RV_JUMP);
+	if (u->native)
+		return pc_rv_is_uncond(in->kind);
+	return lp_call_insn(u, in) || (in->len == 2 && in->kind == PC_RV_JUMP);
 }
 
 /*
@@ -143,7 +159,7 @@ static const struct insn_at *look_at(struct afdo_unwind *u, uint64_t addr)
 	if (added) {
 		e->addr = addr;
 		e->start = insn_walk(u->bin, addr, &prev);
-		e->call = prev && lp_call(u->bin, prev) ? prev : 0;
+		e->call = prev && lp_call(u, prev) ? prev : 0;
 	}
 	return e;
 }
@@ -203,7 +219,7 @@ static bool in_prolog(struct pc_dso *bin, struct pc_dwarf *dw, uint64_t addr)
 }
 
 /* Does a range from START to END run through an unconditional transfer? */
-static bool crosses_uncond(const struct pc_dso *bin, uint64_t start,
+static bool crosses_uncond(const struct afdo_unwind *u, uint64_t start,
 			   uint64_t end)
 {
 	struct pc_rv_insn in;
@@ -211,10 +227,10 @@ static bool crosses_uncond(const struct pc_dso *bin, uint64_t start,
 	uint64_t p;
 
 	for (p = start; p < end; p += len) {
-		len = pc_dso_insn(bin, p, &in);
+		len = pc_dso_insn(u->bin, p, &in);
 		if (!len)
 			return false;
-		if (lp_uncond(&in))
+		if (lp_uncond(u, &in))
 			return true;
 	}
 	return false;
@@ -334,7 +350,7 @@ static int unwind_linear(struct afdo_unwind *u, const uint64_t *r)
 	if (end == AFDO_ELSEWHERE && target == AFDO_ELSEWHERE)
 		return 0;
 	if (end == AFDO_ELSEWHERE || target == AFDO_ELSEWHERE ||
-	    target > end || crosses_uncond(u->bin, target, end)) {
+	    target > end || crosses_uncond(u, target, end)) {
 		u->invalid = true;
 		return 0;
 	}
@@ -389,12 +405,13 @@ static int unwind_record(struct afdo_unwind *u, const uint64_t *r, size_t i)
 	if (i && unwind_linear(u, r))
 		return -1;
 	if (!u->invalid &&
-	    (lp_call(u->bin, from) ||
+	    (lp_call(u, from) ||
 	     (from == AFDO_ELSEWHERE && !call_before(u, to, &oom) && !oom))) {
 		unwind_call(u, from);
 	} else if (oom) {
 		return -1;
-	} else if (!u->invalid && from == AFDO_ELSEWHERE) {
+	} else if (!u->invalid &&
+		   (from == AFDO_ELSEWHERE || native_ret(u, from))) {
 		/* a return from elsewhere: the code after a call */
 		if (unwind_return(u, r))
 			return -1;
@@ -464,7 +481,7 @@ static bool call_stack(struct afdo_unwind *u, const uint64_t *f, size_t nf,
 	return !*oom;
 }
 
-int afdo_ctxs_init(struct afdo_ctxs *cs, struct pc_dso *bin)
+int afdo_ctxs_init(struct afdo_ctxs *cs, struct pc_dso *bin, bool native)
 {
 	memset(cs, 0, sizeof(*cs));
 	cs->u = calloc(1, sizeof(*cs->u));
@@ -472,6 +489,7 @@ int afdo_ctxs_init(struct afdo_ctxs *cs, struct pc_dso *bin)
 		return -1;
 	cs->u->cs_all = cs;
 	cs->u->bin = bin;
+	cs->u->native = cs->native = native;
 	cs->u->dw = pc_dso_dwarf(bin, NULL, 0);
 	return 0;
 }

@@ -32,11 +32,15 @@ struct afdo_ctxs {
 	struct pc_index ix;
 	uint64_t samples;		/* with a call chain and records */
 	uint64_t unwound;		/* of them, those that gave contexts */
+	bool native;			/* RISC-V's calls and returns */
 	struct afdo_unwind *u;		/* the unwinder's state (context.c) */
 };
 
-/* Start CS for the samples of BIN. 0, or -1 when out of memory. */
-int afdo_ctxs_init(struct afdo_ctxs *cs, struct pc_dso *bin);
+/*
+ * Start CS for the samples of BIN: NATIVE, with RISC-V's calls and
+ * returns, else llvm-profgen 19's. 0, or -1 when out of memory.
+ */
+int afdo_ctxs_init(struct afdo_ctxs *cs, struct pc_dso *bin, bool native);
 /*
  * Unwind one sample into CS: the NF frames F of its call chain, leaf
  * first, and its NR records R as (from, to) pairs, youngest first,

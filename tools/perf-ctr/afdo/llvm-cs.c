@@ -38,6 +38,7 @@
 
 #include "context.h"
 #include "dwarf-info.h"
+#include "md5.h"
 #include "preinline.h"
 #include "probe.h"
 #include "tree.h"
@@ -60,6 +61,9 @@ struct cs_build {
 	uint32_t *hit;			/* probes with a count there */
 	size_t nhit;
 	struct afdo_cs_frame *fr;	/* scratch: a context being made */
+	struct afdo_cs_frame *ctx_fr;	/* the frames of the context at hand */
+	size_t nctx_fr, cctx_fr;
+	bool native;			/* native calls: sites from DWARF too */
 	size_t cfr;
 	struct afdo_names names;
 };
@@ -187,18 +191,133 @@ static const struct pc_probe *call_probe(const struct cs_build *b, uint64_t addr
 }
 
 /*
- * The frames of context C: its call sites, innermost first back to the
- * first without a call probe, each through its probe's inline context.
+ * The probe index a DWARF discriminator D names, when it is a call
+ * probe's. libdw keeps only 24 bits of a line's discriminator (an
+ * inlined call's is whole): the probe's type and the flag of a base
+ * discriminator in bits 16 to 18 are gone then, and bits 16 to 18 are
+ * taken for one (a function of more than 8191 probes is misread).
  */
-static int ctx_frames(struct cs_build *b, const struct afdo_ctx *c, size_t *n)
+static bool call_discr(uint32_t d, uint32_t *index)
 {
-	size_t lo = c->nsites, i;
+	uint32_t type = (d >> 26) & 3;
+
+	if ((d & 7) != 7)
+		return false;
+	if (d < 1U << 24) {
+		*index = (d >> 3) & 0x1fff;
+		return true;
+	}
+	if (type != PC_PROBE_DIRECT_CALL && type != PC_PROBE_INDIRECT_CALL)
+		return false;
+	*index = d & 0x10000000 ? (d >> 3) & 0x1fff : (d >> 3) & 0xffff;
+	return true;
+}
+
+/*
+ * Native calls: append the frames of the call at ADDR, which no call
+ * probe names, from its DWARF inline stack: each function by its probe
+ * desc, each at the call probe its discriminator names (clang 19 emits
+ * no call probes for RISC-V, but it writes their indices into the
+ * calls' discriminators, which is what its sample loader looks the
+ * contexts up by). *LEAF gets the innermost function's desc. 1 when the
+ * stack has a frame without either.
+ */
+static int dwarf_site(struct cs_build *b, size_t *n, uint64_t addr,
+		      const struct pc_probe_desc **leaf)
+{
+	struct pc_frame f[PC_MAX_FRAMES];
+	int nf, i;
+
+	if (!b->native || !b->dw || addr == AFDO_ELSEWHERE)
+		return 1;
+	nf = pc_dwarf_frames(b->dw, addr, f, PC_MAX_FRAMES);
+	for (i = 0; i < nf; i++) {
+		const struct pc_probe_desc *d;
+		uint32_t index;
+
+		d = pc_probe_desc(b->pp, pc_md5_guid(f[i].name, strlen(f[i].name)));
+		if (!d || !call_discr(f[i].discr, &index))
+			return 1;
+		if (add_frame(b, n, d->name, index))
+			return -1;
+		*leaf = d;
+	}
+	return nf > 0 ? 0 : 1;
+}
+
+/*
+ * Append the frames of call site ADDR: its call probe's inline context
+ * at the probe, else (native calls) its DWARF's. *LEAF, when not NULL,
+ * gets the innermost function's desc and *INLINED whether it was
+ * inlined there. 0; 1 when the site is none; -1 out of memory.
+ */
+static int add_site(struct cs_build *b, size_t *n, uint64_t addr,
+		    const struct pc_probe_desc **leaf, bool *inlined)
+{
+	const struct pc_probe *pr = call_probe(b, addr);
+	const struct pc_probe_desc *d = NULL;
+	size_t at = *n;
+	int rc;
+
+	if (pr) {
+		rc = add_inline(b, n, pr) ? -1 : 0;
+		d = b->pp->nodes[pr->node].desc;
+		if (inlined)
+			*inlined = b->pp->nodes[pr->node].parent != PC_PROBE_TOP;
+	} else {
+		rc = dwarf_site(b, n, addr, &d);
+		if (rc > 0)
+			*n = at;
+		if (inlined)
+			*inlined = *n - at > 1;
+	}
+	if (leaf)
+		*leaf = d;
+	return rc;
+}
+
+/*
+ * The frames of context C into CTX_FR: its call sites, innermost first
+ * back to the first that is none, each through its inline context.
+ */
+static int ctx_frames(struct cs_build *b, const struct afdo_ctx *c)
+{
+	size_t lo = c->nsites, n, i;
+	int rc;
+
+	for (; lo > 0; lo--) {
+		n = 0;
+		rc = add_site(b, &n, c->sites[lo - 1], NULL, NULL);
+		if (rc < 0)
+			return -1;
+		if (rc)
+			break;
+	}
+	n = 0;
+	for (i = lo; i < c->nsites; i++)
+		if (add_site(b, &n, c->sites[i], NULL, NULL))
+			return -1;
+	if (n > b->cctx_fr) {
+		struct afdo_cs_frame *v = realloc(b->ctx_fr, n * sizeof(*v));
+
+		if (!v)
+			return -1;
+		b->ctx_fr = v;
+		b->cctx_fr = n;
+	}
+	memcpy(b->ctx_fr, b->fr, n * sizeof(*b->fr));
+	b->nctx_fr = n;
+	return 0;
+}
+
+/* Start a context's frames in FR with those of the context at hand. */
+static int ctx_start(struct cs_build *b, size_t *n)
+{
+	size_t i;
 
 	*n = 0;
-	while (lo > 0 && call_probe(b, c->sites[lo - 1]))
-		lo--;
-	for (i = lo; i < c->nsites; i++)
-		if (add_inline(b, n, call_probe(b, c->sites[i])))
+	for (i = 0; i < b->nctx_fr; i++)
+		if (add_frame(b, n, b->ctx_fr[i].name, b->ctx_fr[i].off))
 			return -1;
 	return 0;
 }
@@ -272,31 +391,41 @@ static struct afdo_cs_prof *prof_get(struct cs_build *b,
 }
 
 /*
- * The profile of probe PR in context C: C's frames, PR's inline
- * context, the leaf's site dropped and the rest of a recursion once.
+ * The profile of the N frames in FR (the last the leaf's, its site
+ * dropped; the rest of a recursion once), of a function with CFG
+ * checksum HASH, INLINED there or not.
  */
-static struct afdo_cs_prof *leaf_prof(struct cs_build *b,
-				      const struct afdo_ctx *c,
-				      const struct pc_probe *pr)
+static struct afdo_cs_prof *prof_at(struct cs_build *b, size_t n,
+				    uint64_t hash, bool inlined)
 {
-	const struct pc_probe_node *nd = &b->pp->nodes[pr->node];
+	struct afdo_cs_frame leaf = b->fr[n - 1];
 	struct afdo_cs_prof *p;
-	struct afdo_cs_frame leaf;
-	size_t n;
 
-	if (ctx_frames(b, c, &n) || add_inline(b, &n, pr))
-		return NULL;
-	leaf = b->fr[n - 1];
 	leaf.off = 0;
 	n = afdo_ctx_compress(b->fr, n - 1, sizeof(*b->fr));
 	b->fr[n++] = leaf;
 	p = prof_get(b, b->fr, n);
 	if (!p)
 		return NULL;
-	if (nd->parent != PC_PROBE_TOP)
+	if (inlined)
 		p->attr |= AFDO_CS_WAS_INLINED;
-	p->in->hash = nd->desc->hash;
+	p->in->hash = hash;
 	return p;
+}
+
+/*
+ * The profile of probe PR in the context at hand: its frames, then PR's
+ * inline context.
+ */
+static struct afdo_cs_prof *leaf_prof(struct cs_build *b,
+				      const struct pc_probe *pr)
+{
+	const struct pc_probe_node *nd = &b->pp->nodes[pr->node];
+	size_t n;
+
+	if (ctx_start(b, &n) || add_inline(b, &n, pr))
+		return NULL;
+	return prof_at(b, n, nd->desc->hash, nd->parent != PC_PROBE_TOP);
 }
 
 /* ---- counts ---- */
@@ -372,13 +501,13 @@ static int add_inlined_call(struct cs_build *b,
 }
 
 /*
- * Probe PR's count C in context CTX (the ID-th): every probe of its
- * instance is in the profile then, 0 when nothing ran it.
+ * Probe PR's count C in the context at hand (the ID-th): every probe of
+ * its instance is in the profile then, 0 when nothing ran it.
  */
-static int add_block(struct cs_build *b, const struct afdo_ctx *ctx,
-		     uint32_t id, const struct pc_probe *pr, uint64_t c)
+static int add_block(struct cs_build *b, uint32_t id, const struct pc_probe *pr,
+		     uint64_t c)
 {
-	struct afdo_cs_prof *p = leaf_prof(b, ctx, pr);
+	struct afdo_cs_prof *p = leaf_prof(b, pr);
 	struct afdo_inst *in = p ? p->in : NULL;
 	struct afdo_body *bd = in ? afdo_inst_body(in, pr->index, pr->discr) : NULL;
 	uint32_t i;
@@ -435,14 +564,54 @@ static int count_ctx_ranges(struct cs_build *b, const struct afdo_ctx *c,
 		b->cnt[b->hit[i]] = 0;
 		if (rc || pr->type != PC_PROBE_BLOCK || !n)
 			continue;
-		rc = add_block(b, c, id, pr, n);
+		rc = add_block(b, id, pr, n);
 	}
 	return rc;
 }
 
 /*
- * The branches of context C: one from a call probe's address counts for
- * the call probe, and for its target when that is a function's start.
+ * The profile the call at ADDR counts in, in the context at hand, and
+ * its call probe's INDEX and DISCR there (through its DWARF for native
+ * calls); NULL when ADDR is no call site (*OOM: out of memory).
+ */
+static struct afdo_cs_prof *call_prof(struct cs_build *b, uint64_t addr,
+				      uint32_t *index, uint32_t *discr,
+				      bool *oom)
+{
+	const struct pc_probe *pr = call_probe(b, addr);
+	const struct pc_probe_desc *d = NULL;
+	struct afdo_cs_prof *p;
+	size_t n, at;
+	int rc;
+
+	*oom = false;
+	if (pr) {
+		*index = pr->index;
+		*discr = pr->discr;
+		p = leaf_prof(b, pr);
+		*oom = !p;
+		return p;
+	}
+	if (ctx_start(b, &n)) {
+		*oom = true;
+		return NULL;
+	}
+	at = n;
+	rc = dwarf_site(b, &n, addr, &d);
+	if (rc) {
+		*oom = rc < 0;
+		return NULL;
+	}
+	*index = b->fr[n - 1].off;
+	*discr = 0;
+	p = prof_at(b, n, d->hash, n - at > 1);
+	*oom = !p;
+	return p;
+}
+
+/*
+ * The branches of context C: one from a call site counts for its call
+ * probe, and for its target when that is a function's start.
  */
 static int count_ctx_calls(struct cs_build *b, const struct afdo_ctx *c)
 {
@@ -450,18 +619,19 @@ static int count_ctx_calls(struct cs_build *b, const struct afdo_ctx *c)
 
 	for (i = 0; i <= c->branches.mask; i++) {
 		const struct afdo_cnt *e = &c->branches.t[i];
-		const struct pc_probe *pr;
 		struct afdo_body *bd;
 		struct afdo_tgt *tg;
 		struct afdo_cs_prof *p;
+		uint32_t index, discr;
 		const char *name;
 		bool oom;
 
-		pr = e->tag ? call_probe(b, e->a) : NULL;
-		if (!pr)
+		if (!e->tag)
 			continue;
-		p = leaf_prof(b, c, pr);
-		bd = p ? afdo_inst_body(p->in, pr->index, 0) : NULL;
+		p = call_prof(b, e->a, &index, &discr, &oom);
+		if (!p && !oom)
+			continue;
+		bd = p ? afdo_inst_body(p->in, index, 0) : NULL;
 		if (!bd)
 			return -1;
 		bd->n += e->n;
@@ -474,7 +644,7 @@ static int count_ctx_calls(struct cs_build *b, const struct afdo_ctx *c)
 				return -1;
 			continue;
 		}
-		bd = afdo_inst_body(p->in, pr->index, pr->discr);
+		bd = afdo_inst_body(p->in, index, discr);
 		tg = bd ? afdo_body_tgt(&b->t, bd, name) : NULL;
 		if (!tg)
 			return -1;
@@ -598,7 +768,8 @@ static int build(struct cs_build *b, const struct afdo_ctxs *cs)
 	    keep_profiled(b, cs) || index_nodes(b))
 		return -1;
 	for (i = 0; i < cs->n; i++)
-		if (count_ctx_ranges(b, &cs->v[i], i) ||
+		if (ctx_frames(b, &cs->v[i]) ||
+		    count_ctx_ranges(b, &cs->v[i], i) ||
 		    count_ctx_calls(b, &cs->v[i]))
 			return -1;
 	return 0;
@@ -649,6 +820,7 @@ static void build_free(struct cs_build *b)
 	free(b->cnt);
 	free(b->hit);
 	free(b->fr);
+	free(b->ctx_fr);
 }
 
 int afdo_write_llvm_cs(FILE *f, const struct afdo_input *in,
@@ -667,6 +839,7 @@ int afdo_write_llvm_cs(FILE *f, const struct afdo_input *in,
 		return -1;
 	notes->probes = true;
 	b.dw = pc_dso_dwarf(in->bin, NULL, 0);
+	b.native = in->ctxs->native;
 	rc = build(&b, in->ctxs);
 	if (!rc && in->cs_no_preinline)
 		rc = write_text(f, b.prof, b.nprof);

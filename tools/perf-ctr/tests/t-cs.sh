@@ -21,6 +21,10 @@
 #                           pre-inliner (perf-ctr's default, and
 #                           llvm-profgen's): the same profiles, byte for
 #                           byte, with contexts both inlined and folded
+#   cs-native-calls         --native-calls (on the root's libdw): contexts
+#                           through every call RISC-V makes, each site the
+#                           call probe index in the call's DWARF
+#                           discriminator; clang 19 takes the profile
 #   cs-foreign-samples      samples of a process that maps no binary,
 #                           their addresses numbers in its text, count
 #                           for nothing (llvm-profgen, reading text
@@ -44,7 +48,7 @@ CMP_OPTS="--csspgo-preinliner=0 --gen-cs-nested-profile=0 --csprof-merge-cold-co
 PRE_OPTS="--gen-cs-nested-profile=0 --infer-missing-frames=0"
 cross_setup cs
 
-names="cs-synth-callchain cs-vs-llvm-profgen cs-calls-vs-llvm-profgen cs-edited-vs-llvm-profgen cs-bogus-vs-llvm-profgen cs-preinline-vs-llvm-profgen cs-foreign-samples cs-llvm-profdata cs-clang-sample-use cs-no-callchain cs-no-probes"
+names="cs-synth-callchain cs-vs-llvm-profgen cs-calls-vs-llvm-profgen cs-edited-vs-llvm-profgen cs-bogus-vs-llvm-profgen cs-preinline-vs-llvm-profgen cs-native-calls cs-foreign-samples cs-llvm-profdata cs-clang-sample-use cs-no-callchain cs-no-probes"
 # shellcheck disable=SC2086
 llvm19_setup t-cs $names
 cp "$fix/cs.c" "$fix/probe.c" "$rtmp/"
@@ -190,6 +194,53 @@ if [ -n "$ok" ] && grep -q '^ !Attributes: [23]$' c.pre &&
 	pass cs-preinline-vs-llvm-profgen
 else
 	fail cs-preinline-vs-llvm-profgen
+fi
+
+# --native-calls. The sites are the indices of the call probes clang 19
+# writes into each call's line discriminator (it emits no call probes
+# for RISC-V): those of main's calls of the functions it does not
+# inline, from llvm-dwarfdump's rows at them (inlined functions' calls
+# have sites of their own). Debian 12's libdw cannot read clang 19's
+# line tables: perf-ctr runs on the root's.
+"${CROSS}objdump" -d --no-show-raw-insn cs | awk '/^[0-9a-f]+ <main>:$/ { on = 1; next }
+	/^$/ { on = 0 } on && $2 ~ /^(c\.)?jalr?$/ { sub(":", "", $1); print $1, $NF }' >main-calls.txt
+root_exec /usr/lib/llvm-19/bin/llvm-dwarfdump --debug-line "$rtmp/cs" >lines.txt 2>/dev/null
+sites=$(python3 - main-calls.txt lines.txt <<'PY'
+import sys
+rows = []
+for l in open(sys.argv[2]):
+    f = l.split()
+    if len(f) >= 6 and f[0].startswith("0x") and f[1].isdigit():
+        rows.append((int(f[0], 16), int(f[5])))
+rows.sort()
+for l in open(sys.argv[1]):
+    a, callee = l.split()
+    a = int(a, 16)
+    d = max(r for r in rows if r[0] <= a)[1]
+    if d & 7 == 7:
+        i = (d >> 3) & (0x1fff if d & (1 << 28) else 0xffff)
+        print(i, callee.strip("<>"))
+PY
+)
+kleft=$(echo "$sites" | awk '$2 == "left" { print $1; exit }')
+if [ -n "$kleft" ] &&
+   "${ROOT_LOADER[@]}" "$PC" aggregate -i p.data --binary cs -f llvm-cs --native-calls \
+	--no-preinline -o n.prof &&
+   "${ROOT_LOADER[@]}" "$PC" aggregate -i p.data --binary cs -f llvm-cs --native-calls \
+	-o n.pre &&
+   grep -q "^\[main:$kleft @ left\]" n.prof && ! grep -q "^\[main:$kleft @ left\]" p.prof &&
+   ! grep -oE 'main:[0-9]+ @ (left|right|fact|big|leaf|tail)\]' n.prof | sort -u |
+	awk -v s=" $(echo "$sites" | awk '{ printf "%s ", $1 }')" '
+	{ split($1, f, ":"); if (index(s, " " f[2] " ") == 0) { print "no call site " $0; bad = 1 } }
+	END { exit !bad }' >&2 &&
+   cp n.pre "$rtmp/" &&
+   rcc clang-19 $CFLAGS -fprofile-sample-use=n.pre -c cs.c -o n.o >nuse.out 2>&1 &&
+   ! grep -qE 'warning|error' nuse.out; then
+	pass cs-native-calls
+else
+	echo "main's call sites: $sites" >&2
+	cat nuse.out >&2 2>/dev/null
+	fail cs-native-calls
 fi
 
 # Every tenth sample moved to a process that maps nothing, as the

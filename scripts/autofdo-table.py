@@ -69,6 +69,7 @@ KINDS = (('afdo', 'AutoFDO (perf-ctr)', ''),
          ('profgen', 'AutoFDO (llvm-profgen)', ', llvm-profgen'),
          ('cs', 'CSSPGO (perf-ctr)', ', CSSPGO'),
          ('csnest', 'CSSPGO (perf-ctr, nested)', ', CSSPGO nested'),
+         ('csnat', 'CSSPGO (perf-ctr, native calls)', ', CSSPGO native calls'),
          ('profgencs', 'CSSPGO (llvm-profgen)', ', CSSPGO llvm-profgen'),
          ('profgencsnopre', 'CSSPGO (llvm-profgen, no pre-inliner)',
           ', CSSPGO llvm-profgen without pre-inliner'))

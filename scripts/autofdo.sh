@@ -34,9 +34,11 @@
 # afdo-P from perf-ctr aggregate -f llvm-probe (probes, no contexts;
 # afdowin-P with --weight window), profgen-P from llvm-profgen 19 on the
 # branch stacks alone (the same kind of profile), cs-P from perf-ctr
-# aggregate -f llvm-cs (contexts from each sample's call chain), csnest-P
-# the same nested by llvm-profdata, profgencs-P from llvm-profgen 19 on
-# perf 7.3's script of the call chains and branch stacks and
+# aggregate -f llvm-cs (contexts from each sample's call chain, through
+# llvm-profgen's pre-inliner), csnest-P the same nested by llvm-profdata,
+# csnat-P with --native-calls (contexts through every call, which
+# llvm-profgen 19 does not see on RISC-V), profgencs-P from llvm-profgen
+# 19 on perf 7.3's script of the call chains and branch stacks and
 # profgencsnopre-P the same without its pre-inliner.
 # Round exact-PROG-CC (AFDO_EXACT=0 leaves it out) runs GCC 12's and clang
 # 19's base binaries once on the training inputs under tools/insn-count,
@@ -572,6 +574,11 @@ probe_profiles() {
 	esac
 	"$PC" aggregate -i "$f.data" --binary "$bin" -f llvm-cs -o "$f.cs.prof" \
 		2>"$f.cs.agg" || { rm -f "$f.cs.prof"; say "no perf-ctr CS profile of $f.data: $(tail -1 "$f.cs.agg")"; }
+	# contexts through every call: perf-ctr on the root's libdw, which
+	# reads clang 19's line tables (Debian 12's does not)
+	"${ROOT_LOADER[@]}" "$PC" aggregate -v -i "$f.data" --binary "$bin" -f llvm-cs \
+		--native-calls -o "$f.csnat.prof" 2>"$f.csnat.agg" ||
+		{ rm -f "$f.csnat.prof"; say "no native-calls CS profile of $f.data: $(tail -1 "$f.csnat.agg")"; }
 	# perf-ctr's flat CS profile nested as llvm-profgen nests its own
 	[ ! -f "$f.cs.prof" ] || root_exec /usr/lib/llvm-19/bin/llvm-profdata merge --sample --text \
 		--convert-sample-profile-layout=nest "$f.cs.prof" -o "$f.csnest.prof" ||
@@ -593,21 +600,33 @@ probe_profiles() {
 	root_exec /usr/lib/llvm-19/bin/llvm-profgen --perfscript="$f.script" \
 		--binary="$bin" --format=text --csspgo-preinliner=0 \
 		--output="$f.pgcsnopre.prof" >/dev/null 2>&1 || rm -f "$f.pgcsnopre.prof"
-	# perf-ctr's CS profile is llvm-profgen's without its pre-inliner,
-	# nesting, cold-context merging and frame inference: checked on
-	# each real recording
-	if [ -f "$f.cs.prof" ] && root_exec /usr/lib/llvm-19/bin/llvm-profgen \
-		--perfscript="$f.script" --binary="$bin" --format=text $CS_FLAT \
-		--output="$f.pgflat.prof" >/dev/null 2>&1; then
-		if cmp -s "$f.cs.prof" "$f.pgflat.prof"; then
-			echo "$p $(basename "$f") identical"
-		else
-			echo "$p $(basename "$f") differs"
-		fi >>"$W/prof/cs-flat.txt"
-	fi
-	rm -f "$f.script" "$f.pgflat.prof"
+	# perf-ctr's CS profile is llvm-profgen's without nesting and frame
+	# inference (CS_PRE), and without its pre-inliner as well (CS_FLAT)
+	# perf-ctr's --no-preinline one: checked on each real recording
+	[ -f "$f.cs.prof" ] && "$PC" aggregate -i "$f.data" --binary "$bin" -f llvm-cs \
+		--no-preinline -o "$f.csflat.prof" 2>/dev/null &&
+		cs_same "$p" "$bin" "$f" csflat "$CS_FLAT" cs-flat
+	[ -f "$f.cs.prof" ] && cs_same "$p" "$bin" "$f" cs "$CS_PRE" cs-pre
+	rm -f "$f.script" "$f.csflat.prof"
 }
 CS_FLAT="--csspgo-preinliner=0 --gen-cs-nested-profile=0 --csprof-merge-cold-context=0 --infer-missing-frames=0"
+CS_PRE="--gen-cs-nested-profile=0 --infer-missing-frames=0"
+# cs_same PROG BINARY F KIND OPTIONS LIST: whether llvm-profgen given
+# OPTIONS writes F.KIND.prof from F.script too: a line of
+# $W/prof/LIST.txt.
+cs_same() {
+	local p=$1 bin=$2 f=$3 kind=$4 opts=$5 list=$6
+	# shellcheck disable=SC2086
+	root_exec /usr/lib/llvm-19/bin/llvm-profgen --perfscript="$f.script" \
+		--binary="$bin" --format=text $opts --output="$f.pgsame.prof" \
+		>/dev/null 2>&1 || return 0
+	if cmp -s "$f.$kind.prof" "$f.pgsame.prof"; then
+		echo "$p $(basename "$f") identical"
+	else
+		echo "$p $(basename "$f") differs"
+	fi >>"$W/prof/$list.txt"
+	rm -f "$f.pgsame.prof"
+}
 # exact_overlap PROG CC PERIOD: how close the ranges of the recording of
 # PROG-CC-base at PERIOD come to the exact counts of its training run, a
 # line "PROG CC PERIOD WEIGHT OVERLAP" of $W/prof/exact.txt per weight.
@@ -629,6 +648,7 @@ mkdir -p "$W/prof"
 : >"$W/prof/overlap.txt"
 : >"$W/prof/exact.txt"
 : >"$W/prof/cs-flat.txt"
+: >"$W/prof/cs-pre.txt"
 # each exact run's instructions, which round 2's perf stat of the same
 # binary on the same inputs must find too
 for cc in $EXACT; do
@@ -730,7 +750,7 @@ for p in $PROGS; do
 		fi
 		for per in $PERIODS; do
 			for vs in afdo: afdowin:.window profgen:.pg cs:.cs csnest:.csnest \
-				profgencs:.pgcs profgencsnopre:.pgcsnopre; do
+				csnat:.csnat profgencs:.pgcs profgencsnopre:.pgcsnopre; do
 				v=${vs%%:*} prof=$W/prof/$p-$cc-$per${vs#*:}.prof
 				[ -s "$prof" ] || continue
 				DEPS=("$prof")
@@ -788,9 +808,14 @@ if [ $BOLT_ON = 1 ]; then
 fi
 round 2 "${plan2[@]}"
 
+# same_note LIST: "N of M profiles identical[; different: F, ...]"
+same_note() {
+	local l=$W/prof/$1.txt
+	echo "$(grep -c ' identical$' "$l") of $(wc -l <"$l") profiles identical$(awk '$3 != "identical" { printf "%s %s", (n++ ? "," : "; different:"), $2 }' "$l")"
+}
 CS_NOTE=()
 if [ -s "$W/prof/cs-flat.txt" ]; then
-	CS_NOTE=(--note "CSSPGO: perf-ctr aggregate -f llvm-cs against llvm-profgen 19 \`$CS_FLAT\` on the same recordings: $(grep -c ' identical$' "$W/prof/cs-flat.txt") of $(wc -l <"$W/prof/cs-flat.txt") profiles identical$(awk '$3 != "identical" { printf "%s %s", (n++ ? "," : "; different:"), $2 }' "$W/prof/cs-flat.txt"). The llvm-profgen rows are its defaults (pre-inliner, nested profile).")
+	CS_NOTE=(--note "CSSPGO: perf-ctr aggregate -f llvm-cs against llvm-profgen 19 \`$CS_PRE\` on the same recordings: $(same_note cs-pre); with --no-preinline against \`$CS_FLAT\`: $(same_note cs-flat). The llvm-profgen rows are its defaults (pre-inliner, nested profile).")
 fi
 BOLT_TABLE=()
 [ $BOLT_ON = 0 ] || BOLT_TABLE=(--bolt-period "$BOLT_PER" --bolt-build "$W/build"

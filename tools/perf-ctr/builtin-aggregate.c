@@ -1049,13 +1049,16 @@ int cmd_aggregate(int argc, char **argv)
 	if (!rc && notes.gcc && pc_verbose)
 		fprintf(stderr, "perf-ctr aggregate: GCC %d profile: %s discriminators\n",
 			notes.gcc_version, notes.discriminators ? "with" : "without");
-	if (!rc && bin->dwarf && !notes.probes) {
+	/* lines name a probe profile's native call sites, not its counts */
+	if (!rc && bin->dwarf && (!notes.probes || native)) {
 		const char *cu, *why;
 		size_t bad = pc_dwarf_bad_lines(bin->dwarf, &cu, &why);
 
 		if (bad)
-			fprintf(stderr, "perf-ctr aggregate: warning: libdw could not read the line table of %zu compile unit%s (%s: %s): their instructions have no line in the profile; an elfutils that reads this DWARF (0.196 does) is needed\n",
-				bad, bad == 1 ? "" : "s", cu, why);
+			fprintf(stderr, "perf-ctr aggregate: warning: libdw could not read the line table of %zu compile unit%s (%s: %s): %s; an elfutils that reads this DWARF (0.196 does) is needed\n",
+				bad, bad == 1 ? "" : "s", cu, why,
+				notes.probes ? "their calls are no call sites of contexts" :
+				"their instructions have no line in the profile");
 	}
 	if (!rc && notes.skipped_lines && pc_verbose)
 		fprintf(stderr, "perf-ctr aggregate: %llu locations of line 0 or 2^16 lines from their function's skipped\n",

@@ -3,8 +3,9 @@
  * The profiled program of the context-sensitive probe profile (t-cs.sh):
  * one leaf called from two callers (two contexts of it), a recursion,
  * a tail call, a function inlined into two others and a call through a
- * pointer; and a large function, inlined and called, whose size the
- * pre-inliner weighs against its calls.
+ * pointer; a large function, inlined and called, whose size the
+ * pre-inliner weighs against its calls; and a recursion of two functions
+ * through pointers, which the pre-inliner orders by its calls.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,12 +69,17 @@ __attribute__((noinline)) int big(int x)
 	return wide(x) + wide(x ^ 0x3c) + leaf(x);
 }
 
+int (*volatile to_right)(int);	/* right and left, through pointers */
+int (*volatile to_left)(int);
+
 __attribute__((noinline)) int left(int n)
 {
 	int s = 0;
 
 	for (int i = 0; i < n; i++)
 		s += leaf(i) + scale(s);
+	if (n > 20)
+		s += to_right(n - 7);
 	return s;
 }
 
@@ -83,6 +89,8 @@ __attribute__((noinline)) int right(int n)
 
 	for (int i = 0; i < n; i++)
 		s ^= (i & 3) ? leaf(i * 7) : tail(i);
+	if (n > 10)
+		s ^= to_left(n - 5);
 	return s;
 }
 
@@ -92,6 +100,9 @@ int main(int argc, char **argv)
 	int (*rare)(int) = argc > 3 ? leaf : big;
 	int n = argc > 1 ? atoi(argv[1]) : 1000;
 	long t = 0;
+
+	to_right = right;
+	to_left = left;
 
 	for (int r = 0; r < n; r++) {
 		t += left(r % 50) + pick(r % 30);

@@ -320,9 +320,9 @@ static uint64_t head_estimate(const struct afdo_inst *in)
 }
 
 /*
- * How often the profile of context node KID is entered from its parent
- * context CALLER: the larger of its head count and its call count at
- * the caller's site.
+ * How often profile CALLEE is entered from profile CALLER, whose call
+ * at SITE it is: the larger of its head count and the call's count of
+ * it there.
  */
 static uint64_t call_count(const struct pi *pi, const struct prof *caller,
 			   const struct prof *callee, uint32_t site)

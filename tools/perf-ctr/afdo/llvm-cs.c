@@ -247,32 +247,21 @@ static int dwarf_site(struct cs_build *b, size_t *n, uint64_t addr,
 
 /*
  * Append the frames of call site ADDR: its call probe's inline context
- * at the probe, else (native calls) its DWARF's. *LEAF, when not NULL,
- * gets the innermost function's desc and *INLINED whether it was
- * inlined there. 0; 1 when the site is none; -1 out of memory.
+ * at the probe, else (native calls) its DWARF's. 0; 1 when the site is
+ * none; -1 out of memory.
  */
-static int add_site(struct cs_build *b, size_t *n, uint64_t addr,
-		    const struct pc_probe_desc **leaf, bool *inlined)
+static int add_site(struct cs_build *b, size_t *n, uint64_t addr)
 {
 	const struct pc_probe *pr = call_probe(b, addr);
-	const struct pc_probe_desc *d = NULL;
+	const struct pc_probe_desc *d;
 	size_t at = *n;
 	int rc;
 
-	if (pr) {
-		rc = add_inline(b, n, pr) ? -1 : 0;
-		d = b->pp->nodes[pr->node].desc;
-		if (inlined)
-			*inlined = b->pp->nodes[pr->node].parent != PC_PROBE_TOP;
-	} else {
-		rc = dwarf_site(b, n, addr, &d);
-		if (rc > 0)
-			*n = at;
-		if (inlined)
-			*inlined = *n - at > 1;
-	}
-	if (leaf)
-		*leaf = d;
+	if (pr)
+		return add_inline(b, n, pr) ? -1 : 0;
+	rc = dwarf_site(b, n, addr, &d);
+	if (rc > 0)
+		*n = at;
 	return rc;
 }
 
@@ -287,7 +276,7 @@ static int ctx_frames(struct cs_build *b, const struct afdo_ctx *c)
 
 	for (; lo > 0; lo--) {
 		n = 0;
-		rc = add_site(b, &n, c->sites[lo - 1], NULL, NULL);
+		rc = add_site(b, &n, c->sites[lo - 1]);
 		if (rc < 0)
 			return -1;
 		if (rc)
@@ -295,7 +284,7 @@ static int ctx_frames(struct cs_build *b, const struct afdo_ctx *c)
 	}
 	n = 0;
 	for (i = lo; i < c->nsites; i++)
-		if (add_site(b, &n, c->sites[i], NULL, NULL))
+		if (add_site(b, &n, c->sites[i]))
 			return -1;
 	if (n > b->cctx_fr) {
 		struct afdo_cs_frame *v = realloc(b->ctx_fr, n * sizeof(*v));
@@ -305,7 +294,8 @@ static int ctx_frames(struct cs_build *b, const struct afdo_ctx *c)
 		b->ctx_fr = v;
 		b->cctx_fr = n;
 	}
-	memcpy(b->ctx_fr, b->fr, n * sizeof(*b->fr));
+	if (n)
+		memcpy(b->ctx_fr, b->fr, n * sizeof(*b->fr));
 	b->nctx_fr = n;
 	return 0;
 }

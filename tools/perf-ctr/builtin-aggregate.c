@@ -920,6 +920,8 @@ int cmd_aggregate(int argc, char **argv)
 		fprintf(stderr, ")\n");
 		return 2;
 	}
+	if ((no_preinline || native) && !fmt->stacks)
+		return pc_usage_error(opts, &usage, "--no-preinline and --native-calls are options of -f llvm-cs");
 	if (strcmp(in_fmt, "perf") && strcmp(in_fmt, "brstack")) {
 		fprintf(stderr, "perf-ctr aggregate: unknown input format '%s' (perf, brstack)\n", in_fmt);
 		return 2;

@@ -34,6 +34,8 @@
 #   cs-no-callchain         a recording without call chains: an error,
 #                           exit status 1, no profile
 #   cs-no-probes            a binary without probes: an error
+#   cs-options-llvm-cs-only --native-calls or --no-preinline with another
+#                           format: a usage error (exit 2), no profile
 # llvm-profgen runs with CMP_OPTS against perf-ctr --no-preinline: its
 # pre-inliner and nested profiles left out (the flat profile of every
 # context), and so are the merging of cold contexts and the inference of
@@ -48,7 +50,7 @@ CMP_OPTS="--csspgo-preinliner=0 --gen-cs-nested-profile=0 --csprof-merge-cold-co
 PRE_OPTS="--gen-cs-nested-profile=0 --infer-missing-frames=0"
 cross_setup cs
 
-names="cs-synth-callchain cs-vs-llvm-profgen cs-calls-vs-llvm-profgen cs-edited-vs-llvm-profgen cs-bogus-vs-llvm-profgen cs-preinline-vs-llvm-profgen cs-native-calls cs-foreign-samples cs-llvm-profdata cs-clang-sample-use cs-no-callchain cs-no-probes"
+names="cs-synth-callchain cs-vs-llvm-profgen cs-calls-vs-llvm-profgen cs-edited-vs-llvm-profgen cs-bogus-vs-llvm-profgen cs-preinline-vs-llvm-profgen cs-native-calls cs-foreign-samples cs-llvm-profdata cs-clang-sample-use cs-no-callchain cs-no-probes cs-options-llvm-cs-only"
 # shellcheck disable=SC2086
 llvm19_setup t-cs $names
 cp "$fix/cs.c" "$fix/probe.c" "$rtmp/"
@@ -295,6 +297,18 @@ if [ $? = 1 ] && [ ! -e none.prof ] &&
 else
 	cat none.err >&2
 	fail cs-no-probes
+fi
+
+"$PC" aggregate -i p.data --binary cs -f llvm-probe --native-calls -o opt.prof 2>opt.err
+st1=$?
+"$PC" aggregate -i p.data --binary cs -f llvm-probe --no-preinline -o opt.prof 2>>opt.err
+st2=$?
+if [ $st1 = 2 ] && [ $st2 = 2 ] && [ ! -e opt.prof ] &&
+   [ "$(grep -c 'are options of -f llvm-cs' opt.err)" = 2 ]; then
+	pass cs-options-llvm-cs-only
+else
+	cat opt.err >&2
+	fail cs-options-llvm-cs-only
 fi
 
 exit $rc

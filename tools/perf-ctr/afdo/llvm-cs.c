@@ -209,7 +209,7 @@ static bool call_discr(uint32_t d, uint32_t *index)
 	}
 	if (type != PC_PROBE_DIRECT_CALL && type != PC_PROBE_INDIRECT_CALL)
 		return false;
-	*index = d & 0x10000000 ? (d >> 3) & 0x1fff : (d >> 3) & 0xffff;
+	*index = pc_probe_discr_index(d);
 	return true;
 }
 
@@ -219,8 +219,8 @@ static bool call_discr(uint32_t d, uint32_t *index)
  * desc, each at the call probe its discriminator names (clang 19 emits
  * no call probes for RISC-V, but it writes their indices into the
  * calls' discriminators, which is what its sample loader looks the
- * contexts up by). *LEAF gets the innermost function's desc. 1 when the
- * stack has a frame without either.
+ * contexts up by). *LEAF, when LEAF is not NULL, gets the innermost
+ * function's desc. 1 when the stack has a frame without either.
  */
 static int dwarf_site(struct cs_build *b, size_t *n, uint64_t addr,
 		      const struct pc_probe_desc **leaf)
@@ -240,7 +240,8 @@ static int dwarf_site(struct cs_build *b, size_t *n, uint64_t addr,
 			return 1;
 		if (add_frame(b, n, d->name, index))
 			return -1;
-		*leaf = d;
+		if (leaf)
+			*leaf = d;
 	}
 	return nf > 0 ? 0 : 1;
 }
@@ -253,13 +254,12 @@ static int dwarf_site(struct cs_build *b, size_t *n, uint64_t addr,
 static int add_site(struct cs_build *b, size_t *n, uint64_t addr)
 {
 	const struct pc_probe *pr = call_probe(b, addr);
-	const struct pc_probe_desc *d;
 	size_t at = *n;
 	int rc;
 
 	if (pr)
 		return add_inline(b, n, pr) ? -1 : 0;
-	rc = dwarf_site(b, n, addr, &d);
+	rc = dwarf_site(b, n, addr, NULL);
 	if (rc > 0)
 		*n = at;
 	return rc;
@@ -765,17 +765,6 @@ static int build(struct cs_build *b, const struct afdo_ctxs *cs)
 	return 0;
 }
 
-static void profs_free(struct afdo_cs_prof *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free(p[i].fr);
-		free(p[i].str);
-	}
-	free(p);
-}
-
 /*
  * llvm-profgen's pre-inliner (preinline.c) over the profiles, then the
  * text of what remains.
@@ -792,13 +781,13 @@ static int write_preinlined(FILE *f, struct cs_build *b)
 	if (afdo_cs_preinline(&b->t, b->prof, b->nprof, &bin, &v, &n))
 		return -1;
 	rc = write_text(f, v, n);
-	profs_free(v, n);
+	afdo_cs_profs_free(v, n);
 	return rc;
 }
 
 static void build_free(struct cs_build *b)
 {
-	profs_free(b->prof, b->nprof);
+	afdo_cs_profs_free(b->prof, b->nprof);
 	pc_index_free(&b->prof_ix);
 	afdo_tree_free(&b->t);
 	afdo_names_free(&b->names);

@@ -454,13 +454,6 @@ out:
 
 /* ---- sizes ---- */
 
-static uint32_t probe_index(uint32_t discr)
-{
-	if (discr & 0x10000000)
-		return (discr >> 3) & 0x1fff;
-	return (discr >> 3) & 0xffff;
-}
-
 /* The instructions of [LO, HI): each adds its bytes to its inline context. */
 static int size_range(struct pi *pi, uint64_t lo, uint64_t hi)
 {
@@ -477,18 +470,14 @@ static int size_range(struct pi *pi, uint64_t lo, uint64_t hi)
 		if (!len)
 			break;
 		nf = pc_dwarf_frames(pi->b->dw, a, f, PC_MAX_FRAMES);
-		/* LLVM's symbolizer stops at a frame without a name */
-		for (i = 0; i < nf; i++)
-			if (!f[i].name || !*f[i].name)
-				break;
-		nf = i;
 		for (i = nf - 1; i >= 0; i--) {
-			uint32_t fn = fn_of(pi, f[i].name);
+			uint32_t fn = fn_of(pi, f[i].name), site = 0;
 
 			if (fn == NONE)
 				return -1;
-			nd = kid_get(pi, &pi->st, nd,
-				     i == nf - 1 ? 0 : probe_index(f[i].discr), fn);
+			if (i < nf - 1)
+				site = pc_probe_discr_index(f[i].discr);
+			nd = kid_get(pi, &pi->st, nd, site, fn);
 			if (nd == NONE)
 				return -1;
 		}
@@ -938,6 +927,17 @@ static int run(struct pi *pi, const struct afdo_cs_prof *v, size_t n,
 	return o->fr ? emit(pi, o, 0, 0) : -1;
 }
 
+void afdo_cs_profs_free(struct afdo_cs_prof *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].fr);
+		free(v[i].str);
+	}
+	free(v);
+}
+
 int afdo_cs_preinline(struct afdo_tree *t, const struct afdo_cs_prof *v,
 		      size_t n, const struct afdo_cs_binary *b,
 		      struct afdo_cs_prof **out, size_t *nout)
@@ -945,16 +945,11 @@ int afdo_cs_preinline(struct afdo_tree *t, const struct afdo_cs_prof *v,
 	struct pi pi = { .t = t, .b = b };
 	struct out o = { 0 };
 	int rc = run(&pi, v, n, &o);
-	size_t i;
 
 	free(o.fr);
 	pi_free(&pi);
 	if (rc) {
-		for (i = 0; i < o.n; i++) {
-			free(o.v[i].fr);
-			free(o.v[i].str);
-		}
-		free(o.v);
+		afdo_cs_profs_free(o.v, o.n);
 		return -1;
 	}
 	*out = o.v;

@@ -34,6 +34,9 @@ struct afdo_cs_binary {
 	const bool *touched;		/* by symbol: the profiled functions */
 };
 
+/* Free the N profiles V, their frames and strings (not their counts). */
+void afdo_cs_profs_free(struct afdo_cs_prof *v, size_t n);
+
 /* "main:3 @ foo:2 @ bar", as llvm-profgen writes a context. */
 char *afdo_cs_string(const struct afdo_cs_frame *fr, size_t n);
 

@@ -80,6 +80,16 @@ const struct pc_probe_desc *pc_probe_desc(const struct pc_probes *p, uint64_t gu
 const struct pc_probe *pc_probes_at(const struct pc_probes *p, uint64_t addr,
 				    size_t *n);
 
+/*
+ * The probe index clang packs into a DWARF discriminator D (the 0x7 of a
+ * probe's, its index from bit 3; 13 bits of it when bit 28 says a base
+ * discriminator shares them), as LLVM's extractProbeIndex() reads it.
+ */
+static inline uint32_t pc_probe_discr_index(uint32_t d)
+{
+	return d & 0x10000000 ? (d >> 3) & 0x1fff : (d >> 3) & 0xffff;
+}
+
 static inline bool pc_probe_is_call(const struct pc_probe *pr)
 {
 	return pr->type == PC_PROBE_INDIRECT_CALL ||

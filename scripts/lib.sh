@@ -4,6 +4,7 @@
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CTR_CACHE=${CTR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/riscv-ctr}
 ROOT=$CTR_CACHE/trixie-root		# debootstrap'ed trixie: QEMU and apt
+FORKY=$CTR_CACHE/forky-root		# minimal forky: riscv64 GCC 15 and 16
 DEBS=$CTR_CACHE/debs			# downloaded .deb files
 KSRC_DEFAULT=$CTR_CACHE/linux-7.3	# extracted linux-source-7.3 (git)
 KSRC=${KSRC:-$KSRC_DEFAULT}
@@ -44,15 +45,19 @@ root_exec() {
 	"${ROOT_LOADER[@]}" "$ROOT$bin" "$@"
 }
 
-# Run a command inside the trixie root, with /proc mounted while it runs.
-in_root() {
-	mountpoint -q "$ROOT/proc" || mount -t proc proc "$ROOT/proc"
-	local rc=0
-	chroot "$ROOT" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+# in_chroot DIR CMD...: run CMD inside the root DIR, with /proc mounted
+# while it runs.
+in_chroot() {
+	local dir=$1 rc=0; shift
+	mountpoint -q "$dir/proc" || mount -t proc proc "$dir/proc"
+	chroot "$dir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 		DEBIAN_FRONTEND=noninteractive "$@" || rc=$?
-	umount "$ROOT/proc" 2>/dev/null || true
+	umount "$dir/proc" 2>/dev/null || true
 	return $rc
 }
+# Inside the trixie root; inside the forky root.
+in_root() { in_chroot "$ROOT" "$@"; }
+in_forky() { in_chroot "$FORKY" "$@"; }
 
 # fetch_debs DIR SUITE PKG...: download from SUITE (through the trixie
 # root's apt) each package that has no .deb in DIR yet, then print the

@@ -10,6 +10,7 @@
 #                    (llvm-bolt and perf2bolt, for the BOLT profile)
 #   trixie root:     llvm-19 (llvm-profgen handles RISC-V from 19 on), clang-19,
 #                    riscv64 GCC 14 (profiles with discriminators)
+#   forky root:      riscv64 GCC 15 and 16 (GCC 16 reads gcov version 3)
 #
 # A package that cannot be installed is reported, not fatal: the tests
 # that need it skip and say why.
@@ -72,6 +73,38 @@ root_llvm() {
 	echo "$ROOT_PKGS $BPO_PKGS" >"$CTR_CACHE/.stamp-afdo-root"
 }
 
+# GCC 15 and 16 for riscv64 come from forky, whose cross compilers need
+# forky's libstdc++ and glibc: they get a minimal forky root of their own,
+# so that the trixie root stays trixie (its clang 19 and GCC 14 link its
+# riscv64 libc). The host's debootstrap may not know forky: sid's script
+# makes any suite. The mirror may serve an expired Release file.
+FORKY_PKGS="gcc-15-riscv64-linux-gnu gcc-16-riscv64-linux-gnu libc6-dev-riscv64-cross"
+
+forky_gcc() {
+	[ "$(cat "$CTR_CACHE/.stamp-afdo-forky" 2>/dev/null)" = "$FORKY_PKGS" ] && return 0
+	[ -n "$DEBIAN_MIRROR" ] ||
+		{ say "no Debian archive in this host's apt sources: no forky root"; return 1; }
+	if [ ! -e "$FORKY/.debootstrap-done" ]; then
+		say "debootstrap: minimal forky root in $FORKY (about 30 s)"
+		rm -rf "$FORKY.tmp"
+		debootstrap --variant=minbase forky "$FORKY.tmp" "$DEBIAN_MIRROR" \
+			/usr/share/debootstrap/scripts/sid >"$CTR_CACHE/debootstrap-forky.log" 2>&1 ||
+			{ say "debootstrap of forky failed, see $CTR_CACHE/debootstrap-forky.log"; return 1; }
+		rm -rf "$FORKY"
+		mv "$FORKY.tmp" "$FORKY"
+		touch "$FORKY/.debootstrap-done"
+	fi
+	cp /etc/resolv.conf "$FORKY/etc/resolv.conf" 2>/dev/null || true
+	echo 'Acquire::Check-Valid-Until "false";' >"$FORKY/etc/apt/apt.conf.d/99ctr"
+	say "installing $FORKY_PKGS into the forky root"
+	# shellcheck disable=SC2086
+	{ in_forky apt-get update -qq &&
+	  in_forky apt-get install -y -qq --no-install-recommends $FORKY_PKGS >/dev/null; } ||
+		{ say "apt-get install $FORKY_PKGS in $FORKY failed"; return 1; }
+	echo "$FORKY_PKGS" >"$CTR_CACHE/.stamp-afdo-forky"
+}
+
 host_pkgs
 root_llvm
+forky_gcc
 exit 0

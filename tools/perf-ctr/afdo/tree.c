@@ -198,11 +198,15 @@ static struct afdo_body *locate(struct afdo_tree *t, const struct pc_frame *f,
 	int k;
 
 	for (k = 0; in && k + 1 < nf; k++) {
+		if (!in->file)
+			in->file = f[k].decl_file;
 		if (!line_off(t, &f[k], &off))
 			return NULL;
 		in = afdo_inst_kid(in, off, discr_of(t, f[k].discr),
 			      f[k + 1].name, f[k + 1].decl_line);
 	}
+	if (in && !in->file)
+		in->file = f[nf - 1].decl_file;
 	if (!in) {
 		*oom = true;
 		return NULL;
@@ -286,6 +290,8 @@ static struct afdo_inst *callee_of(struct tree_build *b, struct pc_dso *bin,
 		return NULL;
 	*name = callee[0].name;
 	top = afdo_tree_top(b->t, *name, callee[0].decl_line);
+	if (top && !top->file)
+		top->file = callee[0].decl_file;
 	*oom = !top;
 	return top;
 }

@@ -45,6 +45,7 @@ struct afdo_kid {
 
 struct afdo_inst {
 	const char *name;
+	const char *file;		/* where it is defined (DWARF), or NULL */
 	int decl_line;
 	uint64_t head, total;
 	uint64_t insn_sum;		/* count x size of its own instructions; */

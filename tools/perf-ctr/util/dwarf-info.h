@@ -15,6 +15,7 @@
 
 struct pc_frame {
 	const char *name;		/* linkage name, else name */
+	const char *decl_file;		/* of the function of this frame, or NULL */
 	int decl_line;			/* of the function of this frame */
 	int line;			/* in this frame: call site or the line */
 	unsigned int discr;

@@ -37,6 +37,7 @@ struct cu_range {
 /* What a frame needs of a function-like DIE. */
 struct frame_die {
 	const char *name;		/* linkage name, else name */
+	const char *decl_file;
 	int decl_line;
 	int call_line, discr;		/* of an inlined instance: its call site */
 };
@@ -557,6 +558,7 @@ static int node_at(const struct cu_index *x, uint64_t addr)
 static void die_frame(Dwarf_Die *d, struct frame_die *o)
 {
 	o->name = die_name(d);
+	o->decl_file = dwarf_decl_file(d);
 	o->decl_line = 0;
 	dwarf_decl_line(d, &o->decl_line);
 	o->call_line = die_udata(d, DW_AT_call_line);
@@ -595,6 +597,7 @@ static int chain_frames(const struct frame_die *const *chain, int k, int line,
 		if (!chain[i]->name)
 			break;
 		f[nf].name = chain[i]->name;
+		f[nf].decl_file = chain[i]->decl_file;
 		f[nf].decl_line = chain[i]->decl_line;
 		f[nf].line = i > 0 ? chain[i - 1]->call_line : line;
 		f[nf].discr = i > 0 ? (unsigned int)chain[i - 1]->discr : discr;

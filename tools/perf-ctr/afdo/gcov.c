@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
-/* perf-ctr aggregate: GCC's AutoFDO profile, gcov version 2 (-fauto-profile). */
+/*
+ * perf-ctr aggregate: GCC's AutoFDO profile (-fauto-profile), gcov
+ * version 2 for GCC 12 to 15, version 3 for GCC 16 and later. Version 3
+ * adds a profile summary (GCC 16 takes its hot count threshold from it),
+ * the file each function is defined in (GCC 16 tells static functions of
+ * one name apart by it: a function whose file does not match gets no
+ * profile) and a first-run timestamp per function (0: none).
+ */
 #include <stdlib.h>
 #include <string.h>
 
+#include "summary.h"
 #include "tree.h"
 #include "writers.h"
 
 #define GCOV_DATA_MAGIC			0x67636461u	/* "gcda" */
-#define AFDO_VERSION			2u
+#define GCOV_TAG_AFDO_SUMMARY		0xa8000000u
 #define GCOV_TAG_AFDO_FILE_NAMES	0xaa000000u
 #define GCOV_TAG_AFDO_FUNCTION		0xac000000u
 #define GCOV_TAG_AFDO_MODULE_GROUPING	0xae000000u
@@ -157,12 +165,93 @@ static uint64_t gcov_head(const struct afdo_inst *in)
 	return in->head || !in->total ? in->head : 1;
 }
 
+/* Every body count written of IN and its inlined instances (into V). */
+static size_t gcov_bodies(const struct afdo_inst *in, uint64_t *v)
+{
+	size_t i, n = in->nbody;
+
+	for (i = 0; v && i < in->nbody; i++)
+		v[i] = in->body[i].n;
+	for (i = 0; i < in->nkids; i++)
+		if (in->kids[i].in->total)
+			n += gcov_bodies(in->kids[i].in, v ? v + n : NULL);
+	return n;
+}
+
+/* Version 3: the summary of the body counts, as create_gcov makes it. */
+static int gcov_summary(struct buf *b, const struct afdo_tree *t)
+{
+	uint64_t *v, total = 0, max = 0, max_head = 0;
+	size_t i, n = 0;
+
+	for (i = 0; i < t->ntop; i++)
+		n += gcov_bodies(t->top[i], NULL);
+	v = malloc((n + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	n = 0;
+	for (i = 0; i < t->ntop; i++) {
+		n += gcov_bodies(t->top[i], v + n);
+		if (max_head < gcov_head(t->top[i]))
+			max_head = gcov_head(t->top[i]);
+	}
+	for (i = 0; i < n; i++) {
+		total += v[i];
+		if (max < v[i])
+			max = v[i];
+	}
+	afdo_summary_sort(v, n);
+	put32(b, GCOV_TAG_AFDO_SUMMARY);
+	put64(b, total);
+	put64(b, max);
+	put64(b, max_head);
+	put64(b, n);
+	put64(b, t->ntop);
+	put64(b, AFDO_NCUTOFFS);
+	for (i = 0; i < AFDO_NCUTOFFS; i++) {
+		struct afdo_cutoff c = afdo_summary_at(v, n, total, afdo_cutoffs[i]);
+
+		put32(b, c.cutoff);
+		put64(b, c.min_count);
+		put64(b, c.num_counts);
+	}
+	free(v);
+	return 0;
+}
+
+/*
+ * Version 3: the file of each name in ST (FOF[name], ~0 for none), its
+ * first instance's; a name only ever called indirectly has none.
+ */
+static void gcov_files(struct strtab *ft, uint32_t *fof, struct strtab *st,
+		       const struct afdo_inst *in)
+{
+	uint32_t i = str_index(st, in->name);
+	size_t k;
+
+	if (fof[i] == UINT32_MAX && in->file)
+		fof[i] = str_index(ft, in->file);
+	for (k = 0; k < in->nkids; k++)
+		if (in->kids[k].in->total)
+			gcov_files(ft, fof, st, in->kids[k].in);
+}
+
+/* GCC >= 12: a string's length in bytes with its NUL, no padding. */
+static void put_str(struct buf *b, const char *s)
+{
+	uint32_t sl = (uint32_t)strlen(s) + 1;
+
+	put32(b, sl);
+	put(b, s, sl);
+}
+
 int afdo_write_gcov(FILE *f, const struct afdo_input *in,
 		    struct afdo_notes *notes)
 {
-	struct strtab st = { 0 };
+	struct strtab st = { 0 }, ft = { 0 };
 	struct buf b = { 0 }, fn = { 0 };
 	struct afdo_tree t;
+	uint32_t *fof = NULL, version;
 	size_t i, lenpos;
 	uint32_t len;
 	int rc = -1;
@@ -173,6 +262,7 @@ int afdo_write_gcov(FILE *f, const struct afdo_input *in,
 	notes->gcc_version = t.gcc_version;
 	notes->discriminators = !t.nodiscr;
 	notes->skipped_lines = t.skipped_lines;
+	version = t.gcc_version >= 16 ? 3 : 2;
 	/*
 	 * GCC (auto-profile.cc, string_table::get_name) takes index 0 for no
 	 * name and stops with an internal error on a profile that names a
@@ -181,12 +271,26 @@ int afdo_write_gcov(FILE *f, const struct afdo_input *in,
 	str_index(&st, "");
 	for (i = 0; i < t.ntop; i++)
 		gcov_names(&st, t.top[i]);
+	if (st.oom)
+		goto out;
+	if (version >= 3) {
+		fof = malloc(st.n * sizeof(*fof));
+		if (!fof)
+			goto out;
+		memset(fof, 0xff, st.n * sizeof(*fof));
+		for (i = 0; i < t.ntop; i++)
+			gcov_files(&ft, fof, &st, t.top[i]);
+		if (ft.oom)
+			goto out;
+	}
 	/* function profiles first: their name indexes are all known now */
 	put32(&fn, GCOV_TAG_AFDO_FUNCTION);
 	put32(&fn, 0);
 	put32(&fn, (uint32_t)t.ntop);
 	for (i = 0; i < t.ntop; i++) {
 		put64(&fn, gcov_head(t.top[i]));
+		if (version >= 3)
+			put64(&fn, 0);		/* no first-run timestamp */
 		gcov_inst(&fn, &st, t.top[i]);
 	}
 	if (fn.oom || st.oom)
@@ -195,18 +299,23 @@ int afdo_write_gcov(FILE *f, const struct afdo_input *in,
 	memcpy(fn.p + 4, &len, 4);
 
 	put32(&b, GCOV_DATA_MAGIC);
-	put32(&b, AFDO_VERSION);
+	put32(&b, version);
 	put32(&b, 0);
+	if (version >= 3 && gcov_summary(&b, &t))
+		goto out;
 	put32(&b, GCOV_TAG_AFDO_FILE_NAMES);
 	lenpos = b.n;
 	put32(&b, 0);
+	if (version >= 3) {
+		put32(&b, (uint32_t)ft.n);
+		for (i = 0; i < ft.n; i++)
+			put_str(&b, ft.v[i]);
+	}
 	put32(&b, (uint32_t)st.n);
 	for (i = 0; i < st.n; i++) {
-		/* GCC >= 12: length in bytes with the NUL, no padding */
-		uint32_t sl = (uint32_t)strlen(st.v[i]) + 1;
-
-		put32(&b, sl);
-		put(&b, st.v[i], sl);
+		put_str(&b, st.v[i]);
+		if (version >= 3)
+			put32(&b, fof[i]);
 	}
 	if (b.oom)
 		goto out;
@@ -220,12 +329,15 @@ int afdo_write_gcov(FILE *f, const struct afdo_input *in,
 		goto out;
 	rc = fwrite(b.p, 1, b.n, f) == b.n ? 0 : -1;
 out:
-	if (rc && (b.oom || fn.oom || st.oom))
+	if (rc && !ferror(f))
 		snprintf(notes->err, sizeof(notes->err), "out of memory");
 	free(b.p);
 	free(fn.p);
+	free(fof);
 	free(st.v);
 	pc_index_free(&st.ix);
+	free(ft.v);
+	pc_index_free(&ft.ix);
 	afdo_tree_free(&t);
 	return rc;
 }

@@ -43,6 +43,7 @@
 #include "preinline.h"
 #include "probe.h"
 #include "riscv-insn.h"
+#include "summary.h"
 #include "tree.h"
 
 #define NONE		UINT32_MAX
@@ -383,26 +384,6 @@ static bool fc_is(const void *arr, size_t pos, const void *key)
 	return x->fn == k->fn && x->off == k->off && x->discr == k->discr;
 }
 
-static int cmp_desc(const void *a, const void *b)
-{
-	return pc_cmp_u64(*(const uint64_t *)b, *(const uint64_t *)a);
-}
-
-/* The least of the counts V (descending) that make CUTOFF / 10^6 of TOTAL. */
-static uint64_t min_count(const uint64_t *v, size_t n, uint64_t total,
-			  uint32_t cutoff)
-{
-	uint64_t want = (uint64_t)((__uint128_t)total * cutoff / 1000000);
-	uint64_t sum = 0, c = 0;
-	size_t i;
-
-	for (i = 0; i < n && sum < want; i++) {
-		c = v[i];
-		sum += v[i];
-	}
-	return c;
-}
-
 /*
  * The cold and 10% counts of the body counts of every function, its
  * contexts merged (what LLVM's summary takes for CS profiles).
@@ -441,9 +422,9 @@ static int summarize(struct pi *pi)
 		v[i] = fc[i].n;
 		total += v[i];
 	}
-	qsort(v, nfc, sizeof(*v), cmp_desc);
-	pi->cold = min_count(v, nfc, total, CUTOFF_COLD);
-	pi->hot10 = min_count(v, nfc, total, CUTOFF_HOT10);
+	afdo_summary_sort(v, nfc);
+	pi->cold = afdo_summary_at(v, nfc, total, CUTOFF_COLD).min_count;
+	pi->hot10 = afdo_summary_at(v, nfc, total, CUTOFF_HOT10).min_count;
 	free(v);
 	rc = 0;
 out:

@@ -353,23 +353,77 @@ fi
 
 # GCC 13 and newer look profiles up by line offset and discriminator,
 # GCC 12 by line offset only: the gcov format follows the GCC named in
-# the binary's DWARF, and GCC 14 takes the result.
+# the binary's DWARF, and that GCC takes the result: GCC 14 (trixie root),
+# 15 and 16 (forky root). GCC 16 reads version 3 only, which adds a
+# summary (its hot threshold) and the file of each function (a top-level
+# function whose file does not match its own gets no profile): checked
+# against counts and files recomputed here.
 keys() { python3 "$fix/gcov-keys.py" "$@"; }
-if ! in_root_ok riscv64-linux-gnu-gcc-14; then
-	skip afdo-gcov-gcc14-discriminators "no riscv64 GCC 14 in $ROOT (scripts/setup-afdo.sh) or not root"
-elif rcc riscv64-linux-gnu-gcc-14 -O2 -g -o prog14 prog.c && cp "$rtmp/prog14" . &&
-     "$PC" synth -o p14.data --samples 3000 --depth 32 --binary prog14 --seed 7 >&2 &&
-     agg -v -i p14.data --binary prog14 -f gcov -o p14.afdo 2>p14.err &&
-     grep -q 'GCC 14 profile: with discriminators' p14.err &&
-     [ "$(keys p14.afdo | awk '$3 != 0' | wc -l)" -gt 0 ] && cp p14.afdo "$rtmp/" &&
-     rcc riscv64-linux-gnu-gcc-14 -O2 -g -fauto-profile=p14.afdo -Wall \
-	-fdump-tree-optimized-blocks-details -c prog.c -o p14.o >p14.gcc 2>&1 &&
-     [ ! -s p14.gcc ] && grep -q "(auto FDO)" "$rtmp"/*t.optimized; then
-	pass afdo-gcov-gcc14-discriminators
-else
-	cat p14.err p14.gcc >&2 2>/dev/null
-	fail afdo-gcov-gcc14-discriminators
+ftmp=
+if [ "$(id -u)" = 0 ] && [ -x "$FORKY/usr/bin/riscv64-linux-gnu-gcc-16" ]; then
+	ftmp=$(mktemp -d "$FORKY/tmp/t-afdo.XXXXXX")
+	trap 'rm -rf "$tmp" "$rtmp" "$ftmp"' EXIT
+	cp "$fix/prog.c" "$ftmp/"
 fi
+fcc() { in_forky sh -c "cd ${ftmp#"$FORKY"} && $*"; }
+# summary_ok V3FILE: the summary is that of the body counts written
+summary_ok() {
+	keys --summary "$1" >"$1.sum" && keys "$1" | awk '$4 != "inline"' >"$1.keys" &&
+	python3 - "$1.sum" "$1.keys" <<-'PY'
+	import sys
+	s = open(sys.argv[1]).read().split('\n')
+	c = sorted((int(l.split()[3]) for l in open(sys.argv[2])), reverse=True)
+	total, mx, _, n, _ = map(int, s[1].split()[1:])
+	assert (total, mx, n) == (sum(c), max(c), len(c)), (total, mx, n)
+	cuts = [l.split()[1:] for l in s[2:] if l.startswith('cutoff')]
+	assert len(cuts) == 16
+	for cut, mn, num in (map(int, x) for x in cuts):
+	    want, acc, k = total * cut // 1000000, 0, 0
+	    while acc < want:
+	        acc += c[k]
+	        k += 1
+	    while k < len(c) and c[k] == c[k - 1] and k > 0:
+	        k += 1
+	    assert (mn, num) == ((c[k - 1], k) if want else (0, 0)), (cut, mn, num)
+	PY
+}
+for v in 14 15 16; do
+	name=afdo-gcov-gcc$v-discriminators
+	[ $v != 16 ] || name=afdo-gcov-gcc16-version3
+	if [ $v = 14 ]; then
+		where=$ROOT run=rcc dir=$rtmp
+		in_root_ok riscv64-linux-gnu-gcc-14 || where=
+	else
+		where=$FORKY run=fcc dir=$ftmp
+		[ -n "$ftmp" ] && [ -x "$FORKY/usr/bin/riscv64-linux-gnu-gcc-$v" ] || where=
+	fi
+	if [ -z "$where" ]; then
+		skip $name "no riscv64 GCC $v in ${ROOT%/*} (scripts/setup-afdo.sh) or not root"
+		continue
+	fi
+	if $run riscv64-linux-gnu-gcc-$v -O2 -g -o prog$v prog.c && cp "$dir/prog$v" . &&
+	   "$PC" synth -o p$v.data --samples 3000 --depth 32 --binary prog$v --seed 7 >&2 &&
+	   agg -v -i p$v.data --binary prog$v -f gcov -o p$v.afdo 2>p$v.err &&
+	   grep -q "GCC $v profile: with discriminators" p$v.err &&
+	   [ "$(keys p$v.afdo | awk '$3 != 0' | wc -l)" -gt 0 ] &&
+	   { [ $v != 16 ] ||
+	     { [ "$(keys --files p$v.afdo | head -1)" = "version 3" ] &&
+	       keys --heads p$v.afdo | awk '{ print $1, "prog.c" }' >p$v.want &&
+	       keys --files p$v.afdo | awk 'NR > 2 { sub(".*/", "", $2); print }' |
+		grep -v ' -$' | sort >p$v.files && sort -o p$v.want p$v.want &&
+	       join -a 1 -e none -o 0,2.2 p$v.want p$v.files | cmp -s - p$v.want &&
+	       summary_ok p$v.afdo; }; } &&
+	   cp p$v.afdo "$dir/" &&
+	   $run riscv64-linux-gnu-gcc-$v -O2 -g -fauto-profile=p$v.afdo -Wall \
+		-fdump-tree-optimized-blocks-details -c prog.c -o p$v.o >p$v.gcc 2>&1 &&
+	   [ ! -s p$v.gcc ] && grep -q "(auto FDO)" "$dir"/*t.optimized; then
+		pass $name
+	else
+		cat p$v.err p$v.gcc >&2 2>/dev/null
+		fail $name
+	fi
+	rm -f "$dir"/*t.optimized
+done
 # Lines that did not run are written with count 0 (as create_gcov
 # writes them), not left out: GCC takes an explicit 0 as code that did
 # not run and guesses for a line the profile lacks. Records of work()'s

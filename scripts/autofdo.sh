@@ -18,7 +18,9 @@
 #           of each recording (perf-ctr aggregate -f lines) are compared
 # GCC 14 from the trixie root builds base, instr, fdo, afdo-P and
 # afdowin-P the same way (AFDO_GCC14=0 leaves it out): its profiles have
-# discriminators, which GCC 12's cannot hold. And with clang 14
+# discriminators, which GCC 12's cannot hold. So do GCC 15 and GCC 16
+# from the forky root (AFDO_GCC15=0, AFDO_GCC16=0 leave them out): GCC
+# 16's AutoFDO is much changed, and reads gcov version 3. And with clang 14
 # (AFDO_CLANG=0 leaves it out): base (-O2
 # -gline-tables-only -fdebug-info-for-profiling), instr and fdo (with a
 # profile runtime built here for riscv64), afdo-P (-fprofile-sample-use,
@@ -80,6 +82,8 @@ PROGS=${AFDO_PROGS:-bzip2 lua duk}
 PC=$TOP/out/perf-ctr/perf-ctr
 GCC=${CROSS}gcc
 GCC14=/usr/bin/${CROSS}gcc-14	# in the trixie root
+GCC15=/usr/bin/${CROSS}gcc-15	# in the forky root
+GCC16=/usr/bin/${CROSS}gcc-16
 CLANG=clang-14
 CLANG19=/usr/bin/clang-19	# in the trixie root
 SRC_LIST=/etc/apt/sources.list.d/ctr-autofdo-src.sources
@@ -189,6 +193,8 @@ build() {
 	case $cc in
 	gcc) compiler=("$GCC") ;;
 	gcc14) compiler=(chroot "$ROOT" "$GCC14") ;;
+	gcc15) compiler=(chroot "$FORKY" "$GCC15") ;;
+	gcc16) compiler=(chroot "$FORKY" "$GCC16") ;;
 	clang) compiler=("$CLANG" --target=riscv64-linux-gnu) ;;
 	clang19) compiler=(chroot "$ROOT" "$CLANG19" --target=riscv64-linux-gnu -fuse-ld=lld) ;;
 	esac
@@ -303,6 +309,13 @@ round() {
 				echo "GCOV_STRIP_${p}_gcc_$v=$(strip_count "$W/build/$p-gcc-$v")"
 			done
 			echo "GCOV_STRIP_${p}_gcc14_instr=$(strip_count "$W/build/$p-gcc14-instr")"
+		done
+		# the later GCCs' only where they run: other rounds keep their keys
+		for line in "$@"; do
+			read -r p cc v <<<"$line"
+			case $cc-$v in gcc1[5-9]-instr)
+				echo "GCOV_STRIP_${p}_${cc}_$v=$(strip_count "$W/build/$p-$cc-$v")" ;;
+			esac
 		done
 	} >"$st/afdo/env"
 	for line in "$@"; do
@@ -446,25 +459,35 @@ for p in $PROGS; do
 	build gcc "$p" cov $O2 --coverage -fprofile-update=single
 done
 
-# GCC 14 and clang 19 run in the trixie root, which sees $W at the same path.
+# GCC 14 and clang 19 run in the trixie root, GCC 15 and 16 in the forky
+# root: root_bind DIR makes DIR see $W at the same path.
 root_bind() {
-	mountpoint -q "$ROOT$W" && return
-	mkdir -p "$ROOT$W"
-	mount --bind "$W" "$ROOT$W" || die "cannot bind $W into $ROOT"
-	trap 'umount "$ROOT$W" 2>/dev/null || true' EXIT
+	local dir=${1:-$ROOT}
+	mountpoint -q "$dir$W" && return
+	mkdir -p "$dir$W"
+	mount --bind "$W" "$dir$W" || die "cannot bind $W into $dir"
+	trap 'umount "$ROOT$W" "$FORKY$W" 2>/dev/null || true' EXIT
 }
 GCCS=gcc
-if [ "${AFDO_GCC14:-1}" = 1 ] && [ "$(id -u)" = 0 ] && [ -x "$ROOT$GCC14" ]; then
-	root_bind
-	GCCS="gcc gcc14"
+for cc in gcc14 gcc15 gcc16; do
+	case $cc in
+	gcc14) dir=$ROOT gcc=$GCC14 on=${AFDO_GCC14:-1} ;;
+	gcc15) dir=$FORKY gcc=$GCC15 on=${AFDO_GCC15:-1} ;;
+	gcc16) dir=$FORKY gcc=$GCC16 on=${AFDO_GCC16:-1} ;;
+	esac
+	[ "$on" = 1 ] || continue
+	if [ "$(id -u)" != 0 ] || [ ! -x "$dir$gcc" ]; then
+		say "no riscv64 ${cc#gcc} GCC in $dir (scripts/setup-afdo.sh) or not root: no $cc rows"
+		continue
+	fi
+	root_bind "$dir"
+	GCCS="$GCCS $cc"
 	for p in $PROGS; do
 		DEPS=()
-		build gcc14 "$p" base $O2
-		build gcc14 "$p" instr $O2 -fprofile-generate -fprofile-update=single
+		build "$cc" "$p" base $O2
+		build "$cc" "$p" instr $O2 -fprofile-generate -fprofile-update=single
 	done
-else
-	say "no riscv64 GCC 14 in $ROOT (scripts/setup-afdo.sh) or not root: GCC 12 only"
-fi
+done
 
 # clang: the profiled binary carries what sample profiles need; the
 # instrumented one is built without the integrated assembler and without
@@ -672,7 +695,7 @@ for p in $PROGS; do
 			for wt in $WEIGHTS; do
 				g=$f$(wsuf "$wt")
 				case $cc in
-				gcc|gcc14)
+				gcc|gcc1[0-9])
 					"$PC" aggregate -v -i "$f.data" --binary "$base" --weight "$wt" \
 						-f gcov -o "$g.afdo" 2>"$g.agg" ||
 						{ cat "$g.agg" >&2; die "perf-ctr aggregate of $p-$cc at $per failed"; } ;;

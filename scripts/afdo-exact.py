@@ -10,7 +10,16 @@
       executable segments, and the overlap, the sum over instructions of
       the smaller share, is printed: 1 is a perfect match, 0 nothing in
       common.
+
+  afdo-exact.py functions BINARY_A COUNTS_A BINARY_B COUNTS_B [N]
+      Where two builds of one program differ: the instructions each
+      function executed in each run (COUNTS as above, of the same input),
+      a function's clones and split parts (foo.part.0, foo.cold,
+      foo.isra.0, ...) counted as foo, the N (default 15) largest
+      differences first, then the totals. Code inlined into a function
+      counts as that function's.
 """
+import bisect
 import struct
 import sys
 
@@ -77,6 +86,58 @@ def exact_counts(path):
     return counts
 
 
+SHT_SYMTAB, STT_FUNC = 2, 2
+
+
+def functions(path):
+    """[(start, end, name)] of the FUNC symbols, clone suffixes dropped"""
+    with open(path, 'rb') as f:
+        elf = f.read()
+    shoff, = struct.unpack_from('<Q', elf, 0x28)
+    shentsize, shnum = struct.unpack_from('<HH', elf, 0x3a)
+    shdrs = [struct.unpack_from('<IIQQQQIIQQ', elf, shoff + i * shentsize)
+             for i in range(shnum)]
+    out = []
+    for sh in shdrs:
+        if sh[1] != SHT_SYMTAB:
+            continue
+        strtab = shdrs[sh[6]]
+        for off in range(sh[4], sh[4] + sh[5], sh[9]):
+            name, info, _, _, value, size = struct.unpack_from('<IBBHQQ', elf, off)
+            if info & 0xf != STT_FUNC or not size:
+                continue
+            at = strtab[4] + name
+            n = elf[at:elf.index(b'\0', at)].decode()
+            out.append((value, value + size, n.split('.')[0]))
+    return sorted(out)
+
+
+def per_function(binary, counts):
+    fns = functions(binary)
+    starts = [f[0] for f in fns]
+    out = {}
+    for a, c in counts.items():
+        i = bisect.bisect_right(starts, a) - 1
+        name = fns[i][2] if i >= 0 and a < fns[i][1] else '(no symbol)'
+        out[name] = out.get(name, 0) + c
+    return out
+
+
+def compare(argv):
+    a = per_function(argv[0], exact_counts(argv[1]))
+    b = per_function(argv[2], exact_counts(argv[3]))
+    n = int(argv[4]) if len(argv) > 4 else 15
+    names = sorted(set(a) | set(b), key=lambda k: -abs(b.get(k, 0) - a.get(k, 0)))
+    print('| function | A | B | B - A | of the total\'s change |')
+    print('|---|---:|---:|---:|---:|')
+    ta, tb = sum(a.values()), sum(b.values())
+    for k in names[:n]:
+        d = b.get(k, 0) - a.get(k, 0)
+        share = f'{100 * d / (tb - ta):.0f}%' if tb != ta else ''
+        print(f'| {k} | {a.get(k, 0):,} | {b.get(k, 0):,} | {d:+,} | {share} |')
+    print(f'| total | {ta:,} | {tb:,} | {tb - ta:+,} ({100 * (tb - ta) / ta:+.2f}%) | |')
+
+
 def overlap(p, q):
     sp, sq = sum(p.values()), sum(q.values())
     if not sp or not sq:
@@ -88,6 +149,9 @@ def main():
     if len(sys.argv) == 5 and sys.argv[1] == 'overlap':
         _, _, binary, counts, prof = sys.argv
         print(f'{overlap(profile_counts(prof, binary), exact_counts(counts)):.3f}')
+        return 0
+    if len(sys.argv) in (6, 7) and sys.argv[1] == 'functions':
+        compare(sys.argv[2:])
         return 0
     sys.exit(__doc__)
 

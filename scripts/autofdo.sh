@@ -46,7 +46,9 @@
 # 19's base binaries once on the training inputs under tools/insn-count,
 # a QEMU plugin counting each of their instructions: the table gives each
 # recording's overlap with those exact counts. AFDO_PROGS picks the
-# programs.
+# programs. AFDO_FUNCTIONS="PROG:CC:VARIANT ..." also counts those
+# binaries and their -O2 exactly and compares them per function
+# (out/autofdo/functions.md).
 # Round 1 boots the -icount CTR guest once per compiler: perf record -b
 # of base on the training inputs at each period, instr writing its
 # profile and (GCC) cov its .gcda files. Round 2 boots it again: perf stat -e instructions:u of every
@@ -304,6 +306,7 @@ round() {
 		echo "ROUND=$n"
 		echo "PERIODS='${ROUND_PERIODS:-$PERIODS}'"
 		echo "SETS='$SETS'"
+		[ -z "${ROUND_SET:-}" ] || echo "EXACT_SET=$ROUND_SET"
 		for p in $PROGS; do
 			for v in instr cov; do
 				echo "GCOV_STRIP_${p}_gcc_$v=$(strip_count "$W/build/$p-gcc-$v")"
@@ -373,16 +376,21 @@ insn_count() {
 	echo "$key" >"$d/.key"
 }
 
-# exact PROG CC: round exact-PROG-CC runs PROG-CC-base once on the
-# training inputs under tools/insn-count; its counts of the binary's
-# text are $W/roundexact-PROG-CC/counts.txt.
+# exact PROG CC [VARIANT [SET]]: round exact-PROG-CC runs PROG-CC-base
+# once on the training inputs under tools/insn-count; its counts of the
+# binary's text are $W/roundexact-PROG-CC/counts.txt. Another VARIANT
+# and inputs (SET measure) go to roundexact-PROG-CC-VARIANT[-measure].
 exact() {
-	local p=$1 cc=$2 r=$W/roundexact-$1-$2
+	local p=$1 cc=$2 v=${3:-base} set=${4:-train} name=exact-$1-$2 r rs=
+	[ "$v" = base ] || name=$name-$v
+	[ "$set" = train ] || { name=$name-$set; rs=$set; }
+	r=$W/round$name
 	[ -s "$r/counts.txt" ] || rm -f "$r/key"
 	mkdir -p "$r"
-	ROUND_KEY=$INSN_COUNT ROUND_QEMU="-plugin $INSN_COUNT,bin=$W/build/$p-$cc-base/$p,out=$r/counts.txt" \
-		round "exact-$p-$cc" "$p $cc base"
-	[ -s "$r/counts.txt" ] || die "round exact-$p-$cc: no instruction counts"
+	ROUND_SET=$rs ROUND_KEY=$INSN_COUNT \
+	ROUND_QEMU="-plugin $INSN_COUNT,bin=$W/build/$p-$cc-$v/$p,out=$r/counts.txt" \
+		round "$name" "$p $cc $v"
+	[ -s "$r/counts.txt" ] || die "round $name: no instruction counts"
 }
 
 # clang's instrumented PGO needs libclang_rt.profile, which Debian ships
@@ -831,6 +839,32 @@ if [ $BOLT_ON = 1 ]; then
 fi
 round 2 "${plan2[@]}"
 
+# Where a profile's gain is made or lost, per function: AFDO_FUNCTIONS=
+# "PROG:CC:VARIANT[:SET] ..." counts PROG-CC-base and PROG-CC-VARIANT
+# exactly on the held-out inputs (SET measure, the default) or the
+# training ones (train) and writes out/autofdo/functions.md.
+if [ -n "${AFDO_FUNCTIONS:-}" ]; then
+	insn_count
+	: >"$OUT/functions.md"
+	for x in $AFDO_FUNCTIONS; do
+		IFS=: read -r p cc v set <<<"$x"
+		set=${set:-measure}
+		have "$p" "$cc" "$v" || die "AFDO_FUNCTIONS: no $p-$cc-$v was built"
+		exact "$p" "$cc" base "$set"
+		exact "$p" "$cc" "$v" "$set"
+		sfx=-$set
+		[ "$set" != train ] || sfx=
+		{
+			echo "### $p $cc: A = -O2 (base), B = $v, $set inputs"
+			echo
+			python3 "$TOP/scripts/afdo-exact.py" functions \
+				"$W/build/$p-$cc-base/$p" "$W/roundexact-$p-$cc$sfx/counts.txt" \
+				"$W/build/$p-$cc-$v/$p" "$W/roundexact-$p-$cc-$v$sfx/counts.txt" 20
+			echo
+		} >>"$OUT/functions.md"
+	done
+fi
+
 # same_note LIST: "N of M profiles identical[; different: F, ...]"
 same_note() {
 	local l=$W/prof/$1.txt
@@ -855,4 +889,5 @@ python3 "$TOP/scripts/autofdo-table.py" --console "$W/round2/console.log" \
 	"${CS_NOTE[@]}" "${BOLT_TABLE[@]}" -o "$OUT/table.md"
 cat "$OUT/table.md"
 [ $BOLT_ON = 0 ] || cat "$OUT/bolt.md"
+[ -z "${AFDO_FUNCTIONS:-}" ] || cat "$OUT/functions.md"
 say "make autofdo: $(($(date +%s) - T0)) s"

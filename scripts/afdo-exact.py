@@ -18,6 +18,15 @@
       foo.isra.0, ...) counted as foo, the N (default 15) largest
       differences first, then the totals. Code inlined into a function
       counts as that function's.
+
+  afdo-exact.py accuracy BINARY COUNTS PROFILE [--held-out COUNTS] [FUNCTION...]
+      overlap's measure per function of BINARY (by symbol, as above):
+      its share of the profile and of the exact counts, the overlap of
+      the two within it (its shape), the instructions that ran with no
+      count in the profile and, given a held-out run's exact counts of
+      the same binary, that run's instructions in code the profile has
+      no count for. The functions named, else the 15 that lose the
+      most overlap.
 """
 import bisect
 import struct
@@ -138,6 +147,45 @@ def compare(argv):
     print(f'| total | {ta:,} | {tb:,} | {tb - ta:+,} ({100 * (tb - ta) / ta:+.2f}%) | |')
 
 
+def accuracy(argv):
+    binary, counts, prof = argv[:3]
+    rest, held = argv[3:], {}
+    if rest[:1] == ['--held-out'] and len(rest) > 1:
+        held, rest = exact_counts(rest[1]), rest[2:]
+    p, q = profile_counts(prof, binary), exact_counts(counts)
+    sp, sq = sum(p.values()), sum(q.values())
+    fns = functions(binary)
+    starts = [f[0] for f in fns]
+    per = {}
+    for a in set(p) | set(q) | set(held):
+        i = bisect.bisect_right(starts, a) - 1
+        name = fns[i][2] if i >= 0 and a < fns[i][1] else '(no symbol)'
+        per.setdefault(name, []).append(a)
+    rows = []
+    for name, addrs in per.items():
+        tp = sum(p.get(a, 0) for a in addrs) / sp
+        tq = sum(q.get(a, 0) for a in addrs) / sq
+        shape = sum(min(p.get(a, 0) / sp / tp, q.get(a, 0) / sq / tq)
+                    for a in addrs) if tp and tq else 0.0
+        # what this function adds to 1 - overlap of the whole program
+        miss = sum(abs(p.get(a, 0) / sp - q.get(a, 0) / sq) for a in addrs) / 2
+        unseen = sum(q.get(a, 0) for a in addrs if not p.get(a))
+        held_unseen = sum(held.get(a, 0) for a in addrs if not p.get(a))
+        rows.append((miss, name, tp, tq, shape, unseen, held_unseen,
+                     sum(held.get(a, 0) for a in addrs)))
+    rows.sort(reverse=True)
+    if rest:
+        rows = [r for r in rows if r[1] in rest]
+    else:
+        rows = rows[:15]
+    print('| function | profile share | exact share | shape | ran, no count |'
+          + (' held out in code with no count |' if held else ''))
+    print('|---|---:|---:|---:|---:|' + ('---:|' if held else ''))
+    for _, name, tp, tq, shape, unseen, hu, ht in rows:
+        print(f'| {name} | {tp:.4f} | {tq:.4f} | {shape:.3f} | {unseen:,} |'
+              + (f' {hu:,} of {ht:,} |' if held else ''))
+
+
 def overlap(p, q):
     sp, sq = sum(p.values()), sum(q.values())
     if not sp or not sq:
@@ -149,6 +197,9 @@ def main():
     if len(sys.argv) == 5 and sys.argv[1] == 'overlap':
         _, _, binary, counts, prof = sys.argv
         print(f'{overlap(profile_counts(prof, binary), exact_counts(counts)):.3f}')
+        return 0
+    if len(sys.argv) >= 5 and sys.argv[1] == 'accuracy':
+        accuracy(sys.argv[2:])
         return 0
     if len(sys.argv) in (6, 7) and sys.argv[1] == 'functions':
         compare(sys.argv[2:])

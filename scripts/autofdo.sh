@@ -859,7 +859,27 @@ if [ -n "${AFDO_FUNCTIONS:-}" ]; then
 			echo
 			python3 "$TOP/scripts/afdo-exact.py" functions \
 				"$W/build/$p-$cc-base/$p" "$W/roundexact-$p-$cc$sfx/counts.txt" \
-				"$W/build/$p-$cc-$v/$p" "$W/roundexact-$p-$cc-$v$sfx/counts.txt" 20
+				"$W/build/$p-$cc-$v/$p" "$W/roundexact-$p-$cc-$v$sfx/counts.txt" 20 |
+				tee "$W/prof/functions.tmp"
+			echo
+		} >>"$OUT/functions.md"
+		# An AutoFDO binary's: how right its recording was about those
+		# functions, against base's exact counts on the training inputs.
+		per=${v#afdo-}
+		[ "$v" = "afdo-$per" ] && [ -f "$W/prof/$p-$cc-$per.data" ] || continue
+		exact "$p" "$cc"
+		"$PC" aggregate -i "$W/prof/$p-$cc-$per.data" --binary "$W/build/$p-$cc-base/$p" \
+			-f autofdo-text -o "$W/prof/functions.txt" || die "perf-ctr aggregate of $p-$cc-$per failed"
+		held=()
+		[ "$set" = train ] || held=(--held-out "$W/roundexact-$p-$cc$sfx/counts.txt")
+		{
+			echo "Recording $per against -O2's exact counts (training inputs), the functions above:"
+			echo
+			# shellcheck disable=SC2046
+			python3 "$TOP/scripts/afdo-exact.py" accuracy "$W/build/$p-$cc-base/$p" \
+				"$W/roundexact-$p-$cc/counts.txt" "$W/prof/functions.txt" "${held[@]}" \
+				$(awk -F' [|] ' 'NR > 2 && NR <= 10 && $1 != "| total" { sub(/^[|] /, "", $1); print $1 }' \
+					"$W/prof/functions.tmp")
 			echo
 		} >>"$OUT/functions.md"
 	done

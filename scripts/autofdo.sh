@@ -46,9 +46,11 @@
 # 19's base binaries once on the training inputs under tools/insn-count,
 # a QEMU plugin counting each of their instructions: the table gives each
 # recording's overlap with those exact counts. AFDO_PROGS picks the
-# programs. AFDO_FUNCTIONS="PROG:CC:VARIANT ..." also counts those
-# binaries and their -O2 exactly and compares them per function
-# (out/autofdo/functions.md).
+# programs. AFDO_FUNCTIONS="PROG:CC:VARIANT[:SET] ..." also counts those
+# binaries and their -O2 exactly (on the held-out inputs, or with SET
+# train the training ones), compares them per function and, for an
+# AutoFDO variant, the recording's counts of those functions with the
+# exact ones (out/autofdo/functions.md).
 # Round 1 boots the -icount CTR guest once per compiler: perf record -b
 # of base on the training inputs at each period, instr writing its
 # profile and (GCC) cov its .gcda files. Round 2 boots it again: perf stat -e instructions:u of every
@@ -378,8 +380,9 @@ insn_count() {
 
 # exact PROG CC [VARIANT [SET]]: round exact-PROG-CC runs PROG-CC-base
 # once on the training inputs under tools/insn-count; its counts of the
-# binary's text are $W/roundexact-PROG-CC/counts.txt. Another VARIANT
-# and inputs (SET measure) go to roundexact-PROG-CC-VARIANT[-measure].
+# binary's text are $W/roundexact-PROG-CC/counts.txt. Those of another
+# VARIANT, or of the held-out inputs (SET measure), are in
+# roundexact-PROG-CC[-VARIANT][-measure].
 exact() {
 	local p=$1 cc=$2 v=${3:-base} set=${4:-train} name=exact-$1-$2 r rs=
 	[ "$v" = base ] || name=$name-$v
@@ -485,7 +488,7 @@ for cc in gcc14 gcc15 gcc16; do
 	esac
 	[ "$on" = 1 ] || continue
 	if [ "$(id -u)" != 0 ] || [ ! -x "$dir$gcc" ]; then
-		say "no riscv64 ${cc#gcc} GCC in $dir (scripts/setup-afdo.sh) or not root: no $cc rows"
+		say "no riscv64 GCC ${cc#gcc} in $dir (scripts/setup-afdo.sh) or not root: no $cc rows"
 		continue
 	fi
 	root_bind "$dir"

@@ -382,7 +382,7 @@ summary_ok() {
 	    while acc < want:
 	        acc += c[k]
 	        k += 1
-	    while k < len(c) and c[k] == c[k - 1] and k > 0:
+	    while 0 < k < len(c) and c[k] == c[k - 1]:
 	        k += 1
 	    assert (mn, num) == ((c[k - 1], k) if want else (0, 0)), (cut, mn, num)
 	PY
@@ -391,14 +391,14 @@ for v in 14 15 16; do
 	name=afdo-gcov-gcc$v-discriminators
 	[ $v != 16 ] || name=afdo-gcov-gcc16-version3
 	if [ $v = 14 ]; then
-		where=$ROOT run=rcc dir=$rtmp
-		in_root_ok riscv64-linux-gnu-gcc-14 || where=
+		root=$ROOT run=rcc dir=$rtmp ok=y
+		in_root_ok riscv64-linux-gnu-gcc-14 || ok=
 	else
-		where=$FORKY run=fcc dir=$ftmp
-		[ -n "$ftmp" ] && [ -x "$FORKY/usr/bin/riscv64-linux-gnu-gcc-$v" ] || where=
+		root=$FORKY run=fcc dir=$ftmp ok=y
+		[ -n "$ftmp" ] && [ -x "$FORKY/usr/bin/riscv64-linux-gnu-gcc-$v" ] || ok=
 	fi
-	if [ -z "$where" ]; then
-		skip $name "no riscv64 GCC $v in ${ROOT%/*} (scripts/setup-afdo.sh) or not root"
+	if [ -z "$ok" ]; then
+		skip $name "no riscv64 GCC $v in $root (scripts/setup-afdo.sh) or not root"
 		continue
 	fi
 	if $run riscv64-linux-gnu-gcc-$v -O2 -g -o prog$v prog.c && cp "$dir/prog$v" . &&

@@ -893,7 +893,8 @@ int cmd_aggregate(int argc, char **argv)
 			"named by the probe in its DWARF discriminator"),
 		PC_ULONG(0, "gcc-version", &gcc_version, "N",
 			 "the GCC the gcov profile is for (default: the one\n"
-			 "in B's DWARF); 13 and later get discriminators"),
+			 "in B's DWARF); 13 and later get discriminators,\n"
+			 "16 and later gcov version 3"),
 		PC_STRING(0, "input-format", &in_fmt, "perf|brstack",
 			  "brstack: FILE is `perf script -F ip,brstack`\n"
 			  "text (link-time addresses, no relocation)"),

@@ -121,14 +121,22 @@ def functions(path):
     return sorted(out)
 
 
-def per_function(binary, counts):
+def function_of(binary):
+    """address -> the name of BINARY's function holding it"""
     fns = functions(binary)
     starts = [f[0] for f in fns]
+
+    def name(a):
+        i = bisect.bisect_right(starts, a) - 1
+        return fns[i][2] if i >= 0 and a < fns[i][1] else '(no symbol)'
+    return name
+
+
+def per_function(binary, counts):
+    name = function_of(binary)
     out = {}
     for a, c in counts.items():
-        i = bisect.bisect_right(starts, a) - 1
-        name = fns[i][2] if i >= 0 and a < fns[i][1] else '(no symbol)'
-        out[name] = out.get(name, 0) + c
+        out[name(a)] = out.get(name(a), 0) + c
     return out
 
 
@@ -154,13 +162,10 @@ def accuracy(argv):
         held, rest = exact_counts(rest[1]), rest[2:]
     p, q = profile_counts(prof, binary), exact_counts(counts)
     sp, sq = sum(p.values()), sum(q.values())
-    fns = functions(binary)
-    starts = [f[0] for f in fns]
+    name = function_of(binary)
     per = {}
     for a in set(p) | set(q) | set(held):
-        i = bisect.bisect_right(starts, a) - 1
-        name = fns[i][2] if i >= 0 and a < fns[i][1] else '(no symbol)'
-        per.setdefault(name, []).append(a)
+        per.setdefault(name(a), []).append(a)
     rows = []
     for name, addrs in per.items():
         tp = sum(p.get(a, 0) for a in addrs) / sp

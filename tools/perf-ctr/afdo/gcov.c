@@ -181,7 +181,7 @@ static size_t gcov_bodies(const struct afdo_inst *in, uint64_t *v)
 /* Version 3: the summary of the body counts, as create_gcov makes it. */
 static int gcov_summary(struct buf *b, const struct afdo_tree *t)
 {
-	uint64_t *v, total = 0, max = 0, max_head = 0;
+	uint64_t *v, total = 0, max_head = 0;
 	size_t i, n = 0;
 
 	for (i = 0; i < t->ntop; i++)
@@ -195,15 +195,12 @@ static int gcov_summary(struct buf *b, const struct afdo_tree *t)
 		if (max_head < gcov_head(t->top[i]))
 			max_head = gcov_head(t->top[i]);
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		total += v[i];
-		if (max < v[i])
-			max = v[i];
-	}
 	afdo_summary_sort(v, n);
 	put32(b, GCOV_TAG_AFDO_SUMMARY);
 	put64(b, total);
-	put64(b, max);
+	put64(b, n ? v[0] : 0);		/* the largest */
 	put64(b, max_head);
 	put64(b, n);
 	put64(b, t->ntop);

@@ -270,5 +270,12 @@ if [ $fail != 0 ]; then
 	echo "failures:"
 	printf '%s\n' "${failures[@]}"
 fi
+# Where a guest's console went silent for minutes (run.sh): QEMU's
+# threads then, for the next look at a stuck guest.
+for h in "$OUT"/*.log.hang; do
+	[ -s "$h" ] || continue
+	echo "silent console: ${h##*/}"
+	head -n 40 "$h" | sed 's/^/  /'
+done
 echo "$pass passed, $fail failed, $skipped skipped"
 [ $fail = 0 ]

@@ -14,7 +14,8 @@
 # Without --run it is an interactive shell on the console.
 # CTR_IMAGE and CTR_INITRD override the kernel image and the initramfs
 # path, for runs beside a kernel build; CTR_QEMU_ARGS adds QEMU options
-# (a monitor socket to look at a hung guest, say).
+# (a monitor socket to look at a hung guest, say). CTR_SILENT: see
+# watch_silence below.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -51,13 +52,58 @@ if [ -z "$run" ]; then
 	qemu "${args[@]}" -append "$cmdline"
 	exit
 fi
+# A console silent for CTR_SILENT seconds (default 300) while QEMU runs:
+# where QEMU's threads are, once, into LOG.hang (their CPU time, and a
+# backtrace of each where gdb is installed). Nothing else changes: the
+# guest may go on, and the run's own checks and timeout decide.
+watch_silence() {	# LOG PIDFILE
+	local log=$1 pidf=$2 size=-1 last=$SECONDS s pid t
+	while sleep 10; do
+		pid=$(cat "$pidf" 2>/dev/null)
+		[ -n "$pid" ] || continue
+		kill -0 "$pid" 2>/dev/null || return 0
+		s=$(stat -c %s "$log" 2>/dev/null) || return 0
+		if [ "$s" != "$size" ]; then
+			size=$s last=$SECONDS
+			continue
+		fi
+		[ $((SECONDS - last)) -ge "${CTR_SILENT:-300}" ] || continue
+		{
+		echo "the console has been silent for $((SECONDS - last)) s;" \
+			"QEMU's threads (id, name, CPU seconds):"
+		for t in /proc/"$pid"/task/*; do
+			echo "  ${t##*/} $(cat "$t/comm") $(awk '{ print ($14 + $15) / 100 }' "$t/stat")"
+		done
+		# QEMU runs under the root's loader: its symbols by its base
+		base=$(awk -v b="$(readlink -f "$QEMU_BIN")" \
+			'$6 == b && $3 == "00000000" { print "0x" substr($1, 1, index($1, "-") - 1); exit }' \
+			/proc/"$pid"/maps)
+		command -v gdb >/dev/null && [ -n "$base" ] &&
+			timeout 60 gdb -batch -p "$pid" \
+				-ex "add-symbol-file $QEMU_BIN -o $base" \
+				-ex 'thread apply all bt 15' 2>&1 |
+			grep -E '^(Thread|#)' | grep -v ' in ?? ()' | head -200
+		} >"$log.hang" 2>&1
+		return 0
+	done
+}
+
 # A scripted run never waits for input and never outlives its timeout.
 # The log follows the console line by line (tr would hold back a block:
 # minutes of a debug kernel's output, lost if the run is killed).
-rc=0
+rc=0 watcher=
+pidf=$(mktemp)
+if [ "$log" != /dev/null ]; then
+	rm -f "$log.hang"
+	watch_silence "$log" "$pidf" &
+	watcher=$!
+fi
 timeout --foreground -k 10 "$tmo" "${ROOT_LOADER[@]}" \
-	"$QEMU_BIN" -L "$ROOT/usr/share/qemu" \
+	"$QEMU_BIN" -L "$ROOT/usr/share/qemu" -pidfile "$pidf" \
 	"${args[@]}" -append "$cmdline ctr.run=$run" </dev/null |
 	stdbuf -oL tr -d '\r' | tee "$log" || rc=$?
-[ "${PIPESTATUS[0]}" = 124 ] && { echo "run.sh: timed out after $tmo s" | tee -a "$log"; exit 124; }
+[ -z "$watcher" ] || kill "$watcher" 2>/dev/null || true
+rm -f "$pidf"
+# (pipefail: rc is timeout's 124 when it stopped QEMU)
+[ "$rc" = 124 ] && { echo "run.sh: timed out after $tmo s" | tee -a "$log"; exit 124; }
 exit $rc

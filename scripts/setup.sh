@@ -12,7 +12,7 @@ set -euo pipefail
 
 HOST_PKGS="gcc-riscv64-linux-gnu libc6-dev-riscv64-cross binutils-riscv64-linux-gnu
 	make gcc flex bison bc libelf-dev libdw-dev libssl-dev cpio ccache
-	debootstrap xz-utils zstd rsync python3 git kmod perl"
+	debootstrap xz-utils zstd rsync python3 git kmod perl gdb"
 
 stamp() { [ -e "$CTR_CACHE/.stamp-$1" ]; }
 mark() { date > "$CTR_CACHE/.stamp-$1"; }

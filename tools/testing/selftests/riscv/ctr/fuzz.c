@@ -731,14 +731,14 @@ static void show_stuck(int worker, pid_t pid, unsigned long done)
 static int wait_workers(struct __test_metadata *_metadata, struct run *run,
 			const pid_t *pids, int workers, unsigned int seconds)
 {
-	__u64 t0 = now_ms(), seen[MAX_WORKERS] = { 0 };
-	unsigned long last[MAX_WORKERS];
+	__u64 t0 = now_ms(), seen[MAX_WORKERS];
+	unsigned long last[MAX_WORKERS] = { 0 };
 	bool live[MAX_WORKERS];
 	int left = workers, bad = 0;
 
 	for (int w = 0; w < workers; w++) {
 		live[w] = true;
-		last[w] = ~0UL;
+		seen[w] = t0;
 	}
 	while (left) {
 		__u64 t = now_ms();

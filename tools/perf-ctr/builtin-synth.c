@@ -11,6 +11,10 @@
  * inside a made-up text segment. Records are always consistent: each
  * record's target lies at or before the source of the next younger one,
  * in the same mapping, so `check` finds nothing wrong with them.
+ *
+ * With --walk the transfers are not random but those of a run of the
+ * binary that a test knows, each sample the last records of the run so
+ * far, as a branch buffer holds them.
  */
 #include <errno.h>
 #include <elf.h>
@@ -367,11 +371,30 @@ static uint64_t pop_return(struct synth *s)
 	return 0;
 }
 
+/* The record of a taken transfer at SITE to TO (link-time). */
+static void fill_record(const struct synth *s, const struct site *site,
+			uint64_t to, bool mispred, unsigned int cycles,
+			struct perf_branch_entry *e)
+{
+	unsigned int type, new_type;
+
+	memset(e, 0, sizeof(*e));
+	e->from = site->pc + s->bias;
+	e->to = to + s->bias;
+	e->mispred = mispred;
+	e->predicted = !mispred;
+	e->cycles = cycles;
+	pc_ctr_type_to_perf(kind_ctr_type[site->kind], &type, &new_type);
+	e->type = type;
+	e->new_type = new_type;
+	e->priv = PERF_BR_PRIV_USER;
+}
+
 /* One taken transfer from the walker's position; moves the walker. */
 static void step(struct synth *s, uint64_t *pc, struct perf_branch_entry *e)
 {
 	const struct site *site;
-	unsigned int type, new_type;
+	bool mispred;
 	uint64_t to;
 
 	site = next_site(s, *pc);
@@ -392,17 +415,119 @@ static void step(struct synth *s, uint64_t *pc, struct perf_branch_entry *e)
 		to = pick_target(s, site);
 	if (s->stacked && (site->kind == PC_RV_CALL || site->kind == PC_RV_IND_CALL))
 		push_return(s, site);
-	memset(e, 0, sizeof(*e));
-	e->from = site->pc + s->bias;
-	e->to = to + s->bias;
-	e->mispred = rnd(s) % 20 == 0;
-	e->predicted = !e->mispred;
-	e->cycles = 1 + rnd(s) % 40;
-	pc_ctr_type_to_perf(kind_ctr_type[site->kind], &type, &new_type);
-	e->type = type;
-	e->new_type = new_type;
-	e->priv = PERF_BR_PRIV_USER;
+	mispred = rnd(s) % 20 == 0;
+	fill_record(s, site, to, mispred, 1 + rnd(s) % 40, e);
 	*pc = to;
+}
+
+/*
+ * --walk: the taken transfers of a run of the binary, oldest first, each
+ * a branch site and where it went, as a test knows its program runs.
+ */
+struct walk_step {
+	size_t site;		/* in synth's sites */
+	uint64_t to;		/* link-time */
+};
+
+struct walk {
+	struct walk_step *v;
+	size_t n, cap;
+	size_t at;		/* the next one to take */
+};
+
+/*
+ * Read PATH, "FROM TO" in hex a line (link-time addresses; # comments),
+ * into WK. Every FROM must be a branch or jump of the binary, every TO
+ * in one of its functions, and a return must go where the call it
+ * closes would: errors name the line.
+ */
+static int read_walk(struct synth *s, const char *path, struct walk *wk)
+{
+	FILE *f = fopen(path, "r");
+	size_t lineno = 0;
+	char line[128];
+	int ret = -1;
+
+	if (!f) {
+		fprintf(stderr, "perf-ctr synth: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long from, to;
+		const struct site *st;
+		struct walk_step *v;
+		char extra;
+
+		lineno++;
+		if (line[0] == '#' || !line[strspn(line, " \t\r\n")])
+			continue;
+		if (sscanf(line, "%llx %llx %c", &from, &to, &extra) != 2) {
+			fprintf(stderr, "perf-ctr synth: %s:%zu: not \"FROM TO\" in hex\n",
+				path, lineno);
+			goto out;
+		}
+		st = next_site(s, from);
+		if (!st || st->pc != from || !func_at(s, to)) {
+			fprintf(stderr, "perf-ctr synth: %s:%zu: %s 0x%llx is %s of %s\n",
+				path, lineno, st && st->pc == from ? "TO" : "FROM",
+				st && st->pc == from ? to : from,
+				st && st->pc == from ? "in no function" : "no branch or jump",
+				s->filename);
+			goto out;
+		}
+		if (st->kind == PC_RV_CALL || st->kind == PC_RV_IND_CALL) {
+			push_return(s, st);
+		} else if (st->kind == PC_RV_RET && s->depth &&
+			   s->stack[--s->depth] != to) {
+			fprintf(stderr, "perf-ctr synth: %s:%zu: a return to 0x%llx, where its call returns to 0x%llx\n",
+				path, lineno, to,
+				(unsigned long long)s->stack[s->depth]);
+			goto out;
+		}
+		v = pc_grow(wk->v, &wk->cap, wk->n, sizeof(*v), 1024);
+		if (!v) {
+			fprintf(stderr, "perf-ctr synth: out of memory\n");
+			goto out;
+		}
+		wk->v = v;
+		v[wk->n++] = (struct walk_step){ st - s->sites, to };
+	}
+	if (ferror(f))
+		fprintf(stderr, "perf-ctr synth: %s: %s\n", path, strerror(errno));
+	else if (!wk->n)
+		fprintf(stderr, "perf-ctr synth: %s: no transfers\n", path);
+	else
+		ret = 0;
+out:
+	s->depth = 0;
+	fclose(f);
+	return ret;
+}
+
+/*
+ * --walk: take the next EVERY transfers, the call stack following the
+ * calls and returns; into BR the last DEPTH of them, the youngest
+ * first, as a sample taken then holds them. How many.
+ */
+static uint64_t walk_on(struct synth *s, struct walk *wk, uint64_t every,
+			uint64_t depth, struct perf_branch_entry *br)
+{
+	size_t end = wk->at + every, d, nr = end < depth ? end : depth;
+
+	for (; wk->at < end; wk->at++) {
+		const struct site *st = &s->sites[wk->v[wk->at].site];
+
+		if (st->kind == PC_RV_CALL || st->kind == PC_RV_IND_CALL)
+			push_return(s, st);
+		else if (st->kind == PC_RV_RET && s->depth)
+			s->depth--;
+	}
+	for (d = 0; d < nr; d++) {
+		const struct walk_step *w = &wk->v[end - 1 - d];
+
+		fill_record(s, &s->sites[w->site], w->to, false, 1, &br[d]);
+	}
+	return nr;
 }
 
 /*
@@ -457,8 +582,9 @@ static const struct pc_usage usage = {
 
 int cmd_synth(int argc, char **argv)
 {
-	const char *out = NULL, *binary = NULL;
+	const char *out = NULL, *binary = NULL, *walk_path = NULL;
 	uint64_t nsamples = 1000, depth = 32, seed = 1, events = 1, round = 256;
+	uint64_t every = 100;
 	uint64_t kaslr = 0;
 	bool hw_idx, no_hw_idx = false, bogus = false, kernel = false;
 	bool callchain = false;
@@ -468,6 +594,7 @@ int cmd_synth(int argc, char **argv)
 	struct perf_branch_entry br[256];
 	struct pc_error err = { 0 };
 	struct pc_writer *w;
+	struct walk wk = { 0 };
 	uint64_t ids[2] = { 101, 202 }, pc, i, d;
 	int ret;
 	const struct pc_option opts[] = {
@@ -489,6 +616,12 @@ int cmd_synth(int argc, char **argv)
 		PC_BOOL(0, "callchain", &callchain,
 			"samples carry the user call chain of the walk\n"
 			"(perf record -g): calls and returns pair up"),
+		PC_STRING(0, "walk", &walk_path, "FILE",
+			  "not a random walk: the transfers of FILE, a\n"
+			  "\"FROM TO\" line each (hex, oldest first)"),
+		PC_U64(0, "every", &every, "K",
+		       "with --walk: a sample after every K transfers\n"
+		       "(default 100)"),
 		PC_U64(0, "round", &round, "N",
 		       "a FINISHED_ROUND after every N samples, as perf\n"
 		       "record ends its passes (default 256; 0: none)"),
@@ -510,6 +643,11 @@ int cmd_synth(int argc, char **argv)
 		return pc_usage_error(opts, &usage, "--kernel needs --binary");
 	if (kernel && callchain)
 		return pc_usage_error(opts, &usage, "--callchain is of user samples: not with --kernel");
+	if (walk_path && (!binary || kernel || bogus))
+		return pc_usage_error(opts, &usage,
+				      "--walk needs --binary, and takes neither --kernel nor --bogus");
+	if (!every)
+		return pc_usage_error(opts, &usage, "--every 0: at least 1");
 	hw_idx = !no_hw_idx;
 	memset(&s, 0, sizeof(s));
 	s.stacked = callchain;
@@ -526,6 +664,11 @@ int cmd_synth(int argc, char **argv)
 		if (s.sites[i].kind == PC_RV_CALL ||
 		    s.sites[i].kind == PC_RV_IND_CALL)
 			s.calls[s.nr_calls++] = i;
+	if (walk_path) {
+		if (read_walk(&s, walk_path, &wk))
+			goto out;
+		nsamples = wk.n / every;
+	}
 
 	w = pc_writer_open(out, &err);
 	if (!w)
@@ -595,11 +738,14 @@ int cmd_synth(int argc, char **argv)
 		};
 
 		/* Oldest first in time, youngest first in the stack. */
-		for (d = depth; d-- > 0;)
+		if (walk_path)
+			smp.nr = walk_on(&s, &wk, every, depth, br);
+		for (d = depth; !walk_path && d-- > 0;)
 			step(&s, &pc, &br[d]);
+		smp.hw_idx = smp.nr ? smp.nr - 1 : 0;
 		for (d = 0; kernel && d < depth; d++)
 			br[d].priv = PERF_BR_PRIV_KERNEL;
-		smp.ip = depth ? br[0].to : s.funcs[0].start + s.bias;
+		smp.ip = smp.nr ? br[0].to : s.funcs[0].start + s.bias;
 		if (callchain)
 			smp.callchain_nr = fill_callchain(&s, smp.ip, chain);
 		smp.callchain = chain;
@@ -627,12 +773,15 @@ int cmd_synth(int argc, char **argv)
 	free(s.sites);
 	free(s.funcs);
 	free(s.calls);
+	free(wk.v);
 	return 0;
 fail:
 	fprintf(stderr, "perf-ctr synth: %s: offset 0x%llx: %s\n", out,
 		(unsigned long long)err.offset, err.msg);
+out:
 	free(s.sites);
 	free(s.funcs);
 	free(s.calls);
+	free(wk.v);
 	return 1;
 }

@@ -21,6 +21,14 @@
 #                           pre-inliner (perf-ctr's default, and
 #                           llvm-profgen's): the same profiles, byte for
 #                           byte, with contexts both inlined and folded
+#   cs-scc-order-vs-llvm-profgen  a recursion of three functions run from
+#                           each (synth --walk of mk-ring-walk.py's runs
+#                           of ring.c): the pre-inliner takes its
+#                           members as llvm-profgen does, the one run
+#                           first keeping the others inlined
+#   cs-synth-walk-errors    synth --walk of a transfer from no branch, or
+#                           of a return where no call returns: an error
+#                           naming the line, exit status 1, no file
 #   cs-native-calls         --native-calls (on the root's libdw): contexts
 #                           through every call RISC-V makes, each site the
 #                           call probe index in the call's DWARF
@@ -50,10 +58,10 @@ CMP_OPTS="--csspgo-preinliner=0 --gen-cs-nested-profile=0 --csprof-merge-cold-co
 PRE_OPTS="--gen-cs-nested-profile=0 --infer-missing-frames=0"
 cross_setup cs
 
-names="cs-synth-callchain cs-vs-llvm-profgen cs-calls-vs-llvm-profgen cs-edited-vs-llvm-profgen cs-bogus-vs-llvm-profgen cs-preinline-vs-llvm-profgen cs-native-calls cs-foreign-samples cs-llvm-profdata cs-clang-sample-use cs-no-callchain cs-no-probes cs-options-llvm-cs-only"
+names="cs-synth-callchain cs-vs-llvm-profgen cs-calls-vs-llvm-profgen cs-edited-vs-llvm-profgen cs-bogus-vs-llvm-profgen cs-preinline-vs-llvm-profgen cs-scc-order-vs-llvm-profgen cs-synth-walk-errors cs-native-calls cs-foreign-samples cs-llvm-profdata cs-clang-sample-use cs-no-callchain cs-no-probes cs-options-llvm-cs-only"
 # shellcheck disable=SC2086
 llvm19_setup t-cs $names
-cp "$fix/cs.c" "$fix/probe.c" "$rtmp/"
+cp "$fix/cs.c" "$fix/probe.c" "$fix/ring.c" "$rtmp/"
 CFLAGS="--target=riscv64-linux-gnu -O2 -g -fpseudo-probe-for-profiling -mno-relax -fno-omit-frame-pointer"
 
 if ! rcc clang-19 $CFLAGS -fuse-ld=lld -o cs cs.c || ! cp "$rtmp/cs" .; then
@@ -196,6 +204,62 @@ if [ -n "$ok" ] && grep -q '^ !Attributes: [23]$' c.pre &&
 	pass cs-preinline-vs-llvm-profgen
 else
 	fail cs-preinline-vs-llvm-profgen
+fi
+
+# --- the members of a recursion ---------------------------------------------
+# ring.c's ping -> pong -> pang -> ping, with call probes, run 300 times
+# from main at depth r % 150 (mk-ring-walk.py), a sample every 97
+# transfers. Deeper than the 64 frames of synth's call chains, most
+# contexts start inside the recursion; the members' order decides which
+# of them keeps the others' contexts inlined: the one main calls, two
+# deep (llvm-profgen's choice, from the heaviest calls of the ring). In
+# Tarjan's order, or the members reversed, the profiles differ.
+ok=
+if rcc clang-19 $CFLAGS -fuse-ld=lld -o ring ring.c && cp "$rtmp/ring" . &&
+   "${CROSS}objcopy" --dump-section .pseudo_probe=ring.pp ring; then
+	rstarts=$("${CROSS}nm" ring | awk '$2 == "t" || $2 == "T" { printf "start=%s=%s ", $3, $1 }')
+	python3 "$here/probe-edit.py" ring.pp ring-calls.pp $rstarts \
+		$(call_probes ring main ping pong pang) &&
+	"${CROSS}objcopy" --update-section .pseudo_probe=ring-calls.pp ring ringc &&
+	"${CROSS}objdump" -d --no-show-raw-insn ring >ring.dis && ok=y
+fi
+for run in "ping pong pang" "pong pang ping" "pang ping pong"; do
+	# shellcheck disable=SC2086
+	set -- $run
+	if [ -z "$ok" ] || ! python3 "$here/mk-ring-walk.py" 300 150 "$@" <ring.dis >"ring-$1.walk" ||
+	   ! "$PC" synth -o "r$1.data" --binary ringc --walk "ring-$1.walk" --every 97 \
+		--callchain >&2 ||
+	   ! script_text "r$1" || ! both "r$1" ringc ||
+	   ! diff -u "r$1.pg" "r$1.prof" >&2 || ! diff -u "r$1.pgpre" "r$1.pre" >&2 ||
+	   ! grep -q "^\[$1:[0-9]* @ $2:[0-9]* @ $3\]:" "r$1.pre"; then
+		echo "scc order: the run from $1 differs" >&2
+		ok=
+	fi
+done
+if [ -n "$ok" ]; then
+	pass cs-scc-order-vs-llvm-profgen
+else
+	fail cs-scc-order-vs-llvm-profgen
+fi
+
+# A walk with a transfer from no branch (main's first instruction), and
+# one whose return goes elsewhere than its call returns to (ring-ping's
+# third transfer, ping's return to main).
+main=$("${CROSS}nm" ring | awk '$3 == "main" { sub(/^0+/, "", $1); print $1 }')
+ret=$(sed -n 3p ring-ping.walk 2>/dev/null)
+sed "2s/^[0-9a-f]* /$main /" ring-ping.walk >bad-from.walk 2>/dev/null
+[ -n "$ret" ] && sed "3s/ .*/ $(printf %x $((0x${ret#* } + 2)))/" ring-ping.walk >bad-ret.walk 2>/dev/null
+"$PC" synth -o bf.data --binary ringc --walk bad-from.walk --callchain 2>bf.err
+bf=$?
+"$PC" synth -o br.data --binary ringc --walk bad-ret.walk --callchain 2>br.err
+br=$?
+if [ -n "$main" ] && [ -n "$ret" ] && [ $bf = 1 ] && [ $br = 1 ] && [ ! -e bf.data ] && [ ! -e br.data ] &&
+   grep -q 'bad-from.walk:2: FROM 0x[0-9a-f]* is no branch or jump of ' bf.err &&
+   grep -q 'bad-ret.walk:3: a return to 0x[0-9a-f]*, where its call returns to 0x' br.err; then
+	pass cs-synth-walk-errors
+else
+	cat bf.err br.err >&2 2>/dev/null
+	fail cs-synth-walk-errors
 fi
 
 # --native-calls. The sites are the indices of the call probes clang 19

@@ -10,8 +10,10 @@
 #           files it touches. The binary: $QEMU_CTR/bin.
 #   test    the series' own tests (tests/tcg/riscv64, bare-metal programs
 #           that end through semihosting), built with the host's riscv64
-#           cross compiler and run the way their Makefile runs them;
-#           one "PASS|FAIL qemu: NAME" line each.
+#           cross compiler and run the way their Makefile runs them (a
+#           rule's "test $$(grep -c EVENT $<.trace) -le N" too: at most N
+#           lines of that QEMU trace event); one "PASS|FAIL qemu: NAME"
+#           line each.
 #   lint    QEMU's checkpatch.pl over the series: no error, and no warning
 #           but the one about new files (tests/tcg/riscv64/ is in
 #           MAINTAINERS).
@@ -171,17 +173,23 @@ tcg_tests() {
 	    if m:
 	        src, flags = m.group(1), m.group(2)
 	    m = re.search(r'^run-%s: .*\n\t\$\(call run-test, \$<, \$\(QEMU\) (.*?) \$\(QEMU_OPTS\)' % re.escape(n), mk, re.M)
-	    print(n, src, m.group(1).replace(' ', '\x1f'), flags.replace(' ', '\x1f'))
+	    opts = m.group(1)
+	    # a trace the test's rule counts: "EVENT MAX"
+	    t = re.match(r'.*\n\ttest \$\$\(grep -c (\S+) \$<\.trace\) -le (\d+)\n', mk[m.end():m.end() + 300])
+	    trace = t.group(1) + '\x1f' + t.group(2) if t else '-'
+	    print(n, src, opts.replace(' ', '\x1f'), flags.replace(' ', '\x1f') or '-', trace)
 	PY
 }
 
 run_tests() {
-	local t=$SRC/tests/tcg/riscv64 out=$TOP/out/qemu-tests name src opts flags rc
+	local t=$SRC/tests/tcg/riscv64 out=$TOP/out/qemu-tests name src opts flags trace rc n
 	build
 	rm -rf "$out"
 	mkdir -p "$out"
-	while read -r name src opts flags; do
-		opts=${opts//$'\x1f'/ } flags=${flags//$'\x1f'/ }
+	while read -r name src opts flags trace; do
+		opts=${opts//$'\x1f'/ } flags=${flags//$'\x1f'/ } trace=${trace//$'\x1f'/ }
+		[ "$flags" != - ] || flags=
+		opts=${opts//'$<'/$out/$name}
 		# shellcheck disable=SC2086 # flags and options are lists
 		if ! ${CROSS}gcc -g -Og $flags -c "$t/$src" -Wa,--noexecstack \
 			-o "$out/$name.o" >"$out/$name.log" 2>&1 ||
@@ -195,10 +203,17 @@ run_tests() {
 		timeout 120 "${ROOT_LOADER[@]}" "$BIN/qemu-system-riscv64" $opts \
 			-M virt -bios none -display none -semihosting \
 			-device loader,file="$out/$name" >>"$out/$name.log" 2>&1 || rc=$?
-		if [ $rc = 0 ]; then
-			echo "PASS qemu: $name ($opts)"
-		else
+		# the lines of the trace the rule counts, at most MAX of them
+		n=
+		[ "$trace" = - ] || n=$(grep -c "${trace% *}" "$out/$name.trace" 2>/dev/null || true)
+		if [ $rc != 0 ]; then
 			echo "FAIL qemu: $name ($opts): exit status $rc, the number of the failed check"
+		elif [ "$trace" != - ] && [ -z "$n" ]; then
+			echo "FAIL qemu: $name: no out/qemu-tests/$name.trace"
+		elif [ "$trace" != - ] && [ "$n" -gt "${trace#* }" ]; then
+			echo "FAIL qemu: $name: $n lines of ${trace% *} in out/qemu-tests/$name.trace, at most ${trace#* }"
+		else
+			echo "PASS qemu: $name ($opts)"
 		fi
 	done < <(tcg_tests "$t/Makefile.softmmu-target")
 }

@@ -459,6 +459,11 @@ static int read_walk(struct synth *s, const char *path, struct walk *wk)
 		char extra;
 
 		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			fprintf(stderr, "perf-ctr synth: %s:%zu: a line longer than %zu characters\n",
+				path, lineno, sizeof(line) - 2);
+			goto out;
+		}
 		if (line[0] == '#' || !line[strspn(line, " \t\r\n")])
 			continue;
 		if (sscanf(line, "%llx %llx %c", &from, &to, &extra) != 2) {
@@ -668,6 +673,11 @@ int cmd_synth(int argc, char **argv)
 		if (read_walk(&s, walk_path, &wk))
 			goto out;
 		nsamples = wk.n / every;
+		if (!nsamples) {
+			fprintf(stderr, "perf-ctr synth: %s: %zu transfers, fewer than --every %llu: no sample\n",
+				walk_path, wk.n, (unsigned long long)every);
+			goto out;
+		}
 	}
 
 	w = pc_writer_open(out, &err);

@@ -436,6 +436,20 @@ struct walk {
 };
 
 /*
+ * --walk: the call stack after the transfer at ST, a call opening a
+ * frame and a return closing one; the return address a return closed,
+ * else 0.
+ */
+static uint64_t follow_calls(struct synth *s, const struct site *st)
+{
+	if (st->kind == PC_RV_CALL || st->kind == PC_RV_IND_CALL)
+		push_return(s, st);
+	else if (st->kind == PC_RV_RET && s->depth)
+		return s->stack[--s->depth];
+	return 0;
+}
+
+/*
  * Read PATH, "FROM TO" in hex a line (link-time addresses; # comments),
  * into WK. Every FROM must be a branch or jump of the binary, every TO
  * in one of its functions, and a return must go where the call it
@@ -456,6 +470,7 @@ static int read_walk(struct synth *s, const char *path, struct walk *wk)
 		unsigned long long from, to;
 		const struct site *st;
 		struct walk_step *v;
+		uint64_t ra;
 		char extra;
 
 		lineno++;
@@ -480,13 +495,10 @@ static int read_walk(struct synth *s, const char *path, struct walk *wk)
 				s->filename);
 			goto out;
 		}
-		if (st->kind == PC_RV_CALL || st->kind == PC_RV_IND_CALL) {
-			push_return(s, st);
-		} else if (st->kind == PC_RV_RET && s->depth &&
-			   s->stack[--s->depth] != to) {
+		ra = follow_calls(s, st);
+		if (ra && ra != to) {
 			fprintf(stderr, "perf-ctr synth: %s:%zu: a return to 0x%llx, where its call returns to 0x%llx\n",
-				path, lineno, to,
-				(unsigned long long)s->stack[s->depth]);
+				path, lineno, to, (unsigned long long)ra);
 			goto out;
 		}
 		v = pc_grow(wk->v, &wk->cap, wk->n, sizeof(*v), 1024);
@@ -519,14 +531,8 @@ static uint64_t walk_on(struct synth *s, struct walk *wk, uint64_t every,
 {
 	size_t end = wk->at + every, d, nr = end < depth ? end : depth;
 
-	for (; wk->at < end; wk->at++) {
-		const struct site *st = &s->sites[wk->v[wk->at].site];
-
-		if (st->kind == PC_RV_CALL || st->kind == PC_RV_IND_CALL)
-			push_return(s, st);
-		else if (st->kind == PC_RV_RET && s->depth)
-			s->depth--;
-	}
+	for (; wk->at < end; wk->at++)
+		follow_calls(s, &s->sites[wk->v[wk->at].site]);
 	for (d = 0; d < nr; d++) {
 		const struct walk_step *w = &wk->v[end - 1 - d];
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """mk-ring-walk.py RUNS MOD F1 F2...: the taken transfers of a run of
 afdo/ring.c (for perf-ctr synth --walk), from its objdump -d
---no-show-raw-insn on stdin: main calls Fk (F1)
+--no-show-raw-insn on stdin: main calls F1
 RUNS times through its pointer, the r-th time with r % MOD; each
 function of the ring F1 -> F2 -> ... -> F1 returns at 0 (its first
 branch, taken, then the return after its target) or else calls the next

@@ -138,15 +138,23 @@ call_probes() {
 			sub(":", "", $1)
 			printf "call=%s:%d:%d:%s ", f, i++, ($3 ~ /\(ra\)/) ? 2 : 1, $1 }'
 }
+# with_call_probes BINARY OUT FUNCTION...: OUT, BINARY with call_probes'
+# probes at the calls of each FUNCTION in its .pseudo_probe.
+# shellcheck disable=SC2046,SC2086 # the probe-edit arguments are lists
+with_call_probes() {
+	local bin=$1 out=$2 starts
+
+	shift 2
+	"${CROSS}objcopy" --dump-section .pseudo_probe="$bin.pp" "$bin" &&
+	starts=$("${CROSS}nm" "$bin" | awk '$2 == "t" || $2 == "T" { printf "start=%s=%s ", $3, $1 }') &&
+	python3 "$here/probe-edit.py" "$bin.pp" "$out.pp" $starts $(call_probes "$bin" "$@") &&
+	"${CROSS}objcopy" --update-section .pseudo_probe="$out.pp" "$bin" "$out"
+}
 # A call probe at every call of main, fact, left and right (index 40
 # on). llvm-profgen 19 takes only c.jalr for a call on RISC-V (LLVM's
 # instruction descriptions call no jal or jalr one): main's call through
 # a pointer opens contexts, the other calls give call targets.
-"${CROSS}objcopy" --dump-section .pseudo_probe=cs.pp cs
-starts=$("${CROSS}nm" cs | awk '$2 == "t" || $2 == "T" { printf "start=%s=%s ", $3, $1 }')
-if python3 "$here/probe-edit.py" cs.pp calls.pp $starts \
-	$(call_probes cs main fact left right) &&
-   "${CROSS}objcopy" --update-section .pseudo_probe=calls.pp cs cs-calls &&
+if with_call_probes cs cs-calls main fact left right &&
    profgen c cs-calls && grep -q '^\[main:[0-9]* @ right' c.pg &&
    grep -q ' leaf:[1-9]' c.pg && diff -u c.pg c.prof >&2; then
 	pass cs-calls-vs-llvm-profgen
@@ -215,14 +223,9 @@ fi
 # deep (llvm-profgen's choice, from the heaviest calls of the ring). In
 # Tarjan's order, or the members reversed, the profiles differ.
 ok=
-if rcc clang-19 $CFLAGS -fuse-ld=lld -o ring ring.c && cp "$rtmp/ring" . &&
-   "${CROSS}objcopy" --dump-section .pseudo_probe=ring.pp ring; then
-	rstarts=$("${CROSS}nm" ring | awk '$2 == "t" || $2 == "T" { printf "start=%s=%s ", $3, $1 }')
-	python3 "$here/probe-edit.py" ring.pp ring-calls.pp $rstarts \
-		$(call_probes ring main ping pong pang) &&
-	"${CROSS}objcopy" --update-section .pseudo_probe=ring-calls.pp ring ringc &&
+rcc clang-19 $CFLAGS -fuse-ld=lld -o ring ring.c && cp "$rtmp/ring" . &&
+	with_call_probes ring ringc main ping pong pang &&
 	"${CROSS}objdump" -d --no-show-raw-insn ring >ring.dis && ok=y
-fi
 for run in "ping pong pang" "pong pang ping" "pang ping pong"; do
 	# shellcheck disable=SC2086
 	set -- $run

@@ -377,7 +377,7 @@ def main():
                 v = [x for x in v if x is not None]
                 return 'n/a' if not v else f'{int(statistics.median(v)):,}'
             b, f_ = n('base'), n('fdo')
-            out.append(f'| {prog} | {cc} | {step} | {b:,} | '
+            out.append(f'| {prog} | {cc} | {step} | {"n/a" if b is None else f"{b:,}"} | '
                        f'{"n/a" if f_ is None else f"{f_:,}"} | '
                        f'{med("afdo")} | {med("afdowin")} |')
     for note in a.note:

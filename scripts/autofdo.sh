@@ -299,7 +299,7 @@ host_duk() {
 # is in $W/roundN[-TAG]/console.log, the files it printed in .../files.
 round() {
 	local name=$1; shift
-	local n=${name%%-*} r=$W/round$name st line p cc v key base
+	local n=${name%%-*} r=$W/round$name st line p cc v key base mb mem
 	st=$r/stage
 	rm -rf "$st"
 	mkdir -p "$st/afdo/bin" "$st/afdo/in"
@@ -328,11 +328,19 @@ round() {
 		echo "$line" >>"$st/afdo/plan"
 		cp "$W/build/$p-$cc-$v/$p" "$st/afdo/bin/$p-$cc-$v"
 	done
+	# The guest unpacks the binaries into its RAM: 1 GB holds round 1's,
+	# round 2's (every binary of the run, most of them with their debug
+	# information) take twice their size more, the compressed archive
+	# and the files unpacked from it.
+	mb=$(du -sm "$st" | cut -f1)
+	mem=1G
+	[ "$mb" -le 200 ] || mem=$(((1024 + 2 * mb + 255) / 256 * 256))M
 	# The QEMU it boots on is an input too: its predictor and counters
 	# make the recordings.
 	key=$( (cd "$st" && find . -type f | sort | xargs sha256sum;
 		sha256sum <"$TOP/scripts/guest/autofdo"; sha256sum <"$QEMU_BIN"
-		echo "${ROUND_QEMU:-}"; [ -z "${ROUND_KEY:-}" ] || sha256sum <"$ROUND_KEY") |
+		echo "${ROUND_QEMU:-}"; [ -z "${ROUND_KEY:-}" ] || sha256sum <"$ROUND_KEY"
+		[ "$mem" = 1G ] || echo "mem=$mem") |
 		sha256sum | cut -d' ' -f1)
 	if [ -z "${AFDO_FRESH:-}" ] && [ "$(cat "$r/key" 2>/dev/null)" = "$key" ]; then
 		say "round $name: unchanged, results of $(date -r "$r/key" '+%F %T')"
@@ -349,8 +357,10 @@ round() {
 	t=$(date +%s)
 	say "round $name: booting the -icount guest ($(du -h "$r/afdo.cpio.gz" | cut -f1) of binaries and inputs)"
 	CTR_INITRD=$r/initrd.cpio.gz CTR_QEMU_ARGS=${ROUND_QEMU:-} "$TOP/scripts/run.sh" --smp 1 \
-		--cpu max,smaia=false,ssaia=false --icount --run autofdo \
+		--mem "$mem" --cpu max,smaia=false,ssaia=false --icount --run autofdo \
 		--timeout "${AFDO_TIMEOUT:-3600}" --log "$r/console.log" >/dev/null 2>&1 || true
+	! grep -q "Initramfs unpacking failed" "$r/console.log" ||
+		die "round $name: the guest could not unpack its binaries into $mem of RAM ($mb MB of them): $r/console.log"
 	grep -q "^afdo: round $n done" "$r/console.log" ||
 		{ grep '^afdo' "$r/console.log" | tail -20 >&2; tail -5 "$r/console.log" >&2;
 		  die "round $name did not finish: $r/console.log"; }
@@ -900,6 +910,7 @@ fi
 BOLT_TABLE=()
 [ $BOLT_ON = 0 ] || BOLT_TABLE=(--bolt-period "$BOLT_PER" --bolt-build "$W/build"
 	--bolt-output "$OUT/bolt.md")
+table_rc=0
 python3 "$TOP/scripts/autofdo-table.py" --console "$W/round2/console.log" \
 	--prof "$W/prof" --periods "$PERIODS" --overlap "$W/prof/overlap.txt" \
 	--exact "$W/prof/exact.txt" --exact-sum "$W/prof/exact-sum.txt" \
@@ -909,8 +920,11 @@ python3 "$TOP/scripts/autofdo-table.py" --console "$W/round2/console.log" \
 	--expect "lua train-run $(host_lua train)" \
 	--expect "duk run $(host_duk measure)" \
 	--expect "duk train-run $(host_duk train)" \
-	"${CS_NOTE[@]}" "${BOLT_TABLE[@]}" -o "$OUT/table.md"
+	"${CS_NOTE[@]}" "${BOLT_TABLE[@]}" -o "$OUT/table.md" || table_rc=$?
 cat "$OUT/table.md"
-[ $BOLT_ON = 0 ] || cat "$OUT/bolt.md"
+[ $BOLT_ON = 0 ] || [ ! -f "$OUT/bolt.md" ] || cat "$OUT/bolt.md"
 [ -z "${AFDO_FUNCTIONS:-}" ] || cat "$OUT/functions.md"
 say "make autofdo: $(($(date +%s) - T0)) s"
+# the problems the table lists at its end (a run without a count, an
+# output not the -O2 binary's) fail the target
+[ "$table_rc" = 0 ] || die "make autofdo: the table lists problems (out/autofdo/table.md)"

@@ -5,6 +5,8 @@
 #   --cpu OPTS      QEMU -cpu value (default: max)
 #   --config NAME   kernel config, ctr, debug or clang (default: ctr)
 #   --smp N         harts (default: 4)
+#   --mem SIZE      guest RAM, as QEMU's -m takes it (default: 1G, 2G for
+#                   the debug kernel)
 #   --icount        exact instruction counting (-icount shift=0,sleep=off:
 #                   idle time passes without waiting for the host clock)
 #   --run NAME      run /ctr/NAME in the guest and power off (scripted mode)
@@ -19,12 +21,13 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-cpu=max config=ctr smp=4 run= append= tmo=600 log=/dev/null icount=()
+cpu=max config=ctr smp=4 mem= run= append= tmo=600 log=/dev/null icount=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cpu) cpu=$2; shift ;;
 	--config) config=$2; shift ;;
 	--smp) smp=$2; shift ;;
+	--mem) mem=$2; shift ;;
 	--icount) icount=(-icount shift=0,sleep=off) ;;
 	--run) run=$2; shift ;;
 	--append) append="$append $2"; shift ;;
@@ -40,8 +43,10 @@ initrd=${CTR_INITRD:-$CTR_CACHE/initramfs-$GUEST_SUITE.cpio.gz}
 [ -f "$image" ] || die "no kernel image $image: run make kernel"
 "$TOP/scripts/mkinitramfs.sh" "$initrd"
 
-mem=1G
-[ "$config" = debug ] && mem=2G
+if [ -z "$mem" ]; then
+	mem=1G
+	[ "$config" = debug ] && mem=2G
+fi
 args=(-M virt -smp "$smp" -m "$mem" -cpu "$cpu" -nographic -no-reboot
 	-bios "$OPENSBI_FW" -kernel "$image" -initrd "$initrd" "${icount[@]}")
 # shellcheck disable=SC2206 # split on purpose: several options

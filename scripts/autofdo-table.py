@@ -9,9 +9,10 @@ overlaps of their line counts with gcov's (--overlap), checks every output again
 (and against --expect hashes), and writes a Markdown table. Exits 1 when
 an output differs, a count is missing or a recording has no sample.
 
-With --bolt-period P it also writes --bolt-output: GCC 12's -O2 binary
-(base), its BOLT layout (base-bolt), its AutoFDO binary at period P
-(afdo-P) and that one's layout (afdo-P-bolt), beside what perf2bolt and
+With --bolt-periods "P ..." it also writes --bolt-output: GCC 12's -O2
+binary (base), its BOLT layouts (base-bolt-P, one per recording), its
+AutoFDO binaries (afdo-P) and their layouts (afdo-P-bolt), medians and
+spreads, beside what perf2bolt and
 llvm-bolt logged in --bolt-build/PROG-gcc-VARIANT/: traces that
 mismatch the code, functions with a profile, and the dynostats' taken
 branches per thousand instructions before and after the layout (BOLT's
@@ -117,46 +118,66 @@ def parse_bolt_logs(d):
     return r
 
 
-def bolt_table(progs, total, period, build):
+def bolt_table(progs, total, periods, build):
     """The BOLT table's lines; total(KEY, train) as main() has it."""
     out = ['instructions:u of GCC 12 binaries (QEMU -icount: exact) on the held-out and',
            'the training inputs; the BOLT layouts are llvm-bolt 19 with perf-ctr aggregate',
-           f'-f bolt of a `perf record -b` recording (period {period}) of the binary it',
-           'rewrites, on the training inputs. Taken branches per 1,000 instructions are',
-           "BOLT's dynostats: what the profile says the binary executes, before and after",
-           'its layout.', '',
+           '-f bolt of a `perf record -b` recording of the binary it rewrites, on the',
+           f'training inputs: one layout of -O2 per recording of it (periods {", ".join(periods)}),',
+           'one of each AutoFDO binary (made from the recording at that period) by a',
+           f'recording of its own. Median over the {len(periods)} (min to max). Taken branches per',
+           "1,000 instructions are BOLT's dynostats: what the profile says the binary",
+           'executes, before and after its layout (median).', '',
            '| program | binary | held-out | vs -O2 | training | vs -O2 '
            '| taken / 1k instr. before | after | functions profiled | mismatching traces |',
            '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|']
 
-    def rel(v, b):
-        return 'n/a' if v is None or not b else f'{100 * (v - b) / b:+.2f}%'
+    def rel(vals, b):
+        vals = [v for v in vals if v is not None]
+        if not vals or not b:
+            return 'n/a'
+        r = sorted(100 * (v - b) / b for v in vals)
+        med = f'{statistics.median(r):+.2f}%'
+        return med if len(r) == 1 else f'{med} ({r[0]:+.2f} to {r[-1]:+.2f})'
+
+    def med(vals):
+        vals = [v for v in vals if v is not None]
+        return 'n/a' if not vals else f'{int(statistics.median(vals)):,}'
+
+    def per_k(logs, side):
+        v = [1000 * lg[side].get('taken branches', 0) / lg[side]['executed instructions']
+             for lg in logs if lg[side].get('executed instructions')]
+        return 'n/a' if not v else f'{statistics.median(v):.1f}'
 
     for prog in progs:
         base = total((prog, 'gcc', 'base'))
         base_t = total((prog, 'gcc', 'base'), True)
-        for variant, label in (('base', '-O2'), ('base-bolt', '-O2 + BOLT'),
-                               (f'afdo-{period}', 'AutoFDO'),
-                               (f'afdo-{period}-bolt', 'AutoFDO + BOLT')):
-            t = total((prog, 'gcc', variant))
-            tt = total((prog, 'gcc', variant), True)
-            bolt = variant.endswith('-bolt')
-            lg = parse_bolt_logs(os.path.join(build, f'{prog}-gcc-{variant}')) if bolt else {}
-            if t is None:
+        for label, variants in (('-O2', ['base']),
+                                ('-O2 + BOLT', [f'base-bolt-{p}' for p in periods]),
+                                ('AutoFDO', [f'afdo-{p}' for p in periods]),
+                                ('AutoFDO + BOLT', [f'afdo-{p}-bolt' for p in periods])):
+            held = [total((prog, 'gcc', v)) for v in variants]
+            train = [total((prog, 'gcc', v), True) for v in variants]
+            bolt = label.endswith('BOLT')
+            logs = [parse_bolt_logs(os.path.join(build, f'{prog}-gcc-{v}'))
+                    for v in variants] if bolt else []
+            if all(t is None for t in held):
                 # no binary: llvm-bolt failed (the build said so), or no BOLT
-                if lg.get('failed'):
-                    out.append(f'| {prog} | {label} | llvm-bolt 19 {lg["why"]} |' + ' |' * 7)
+                failed = [lg for lg in logs if lg.get('failed')]
+                if failed:
+                    out.append(f'| {prog} | {label} | llvm-bolt 19 {failed[0]["why"]} |'
+                               + ' |' * 7)
                 continue
-            row = [prog, label, f'{t:,}', rel(t, base),
-                   'n/a' if tt is None else f'{tt:,}', rel(tt, base_t)]
+            row = [prog, label, med(held), rel(held, base) if label != '-O2' else '',
+                   med(train), rel(train, base_t) if label != '-O2' else '']
             if bolt:
-                def per_k(side):
-                    s = lg[side]
-                    if not s.get('executed instructions'):
-                        return 'n/a'
-                    return f'{1000 * s.get("taken branches", 0) / s["executed instructions"]:.1f}'
-                row += [per_k('before'), per_k('after'), lg['profiled'] or 'n/a',
-                        'n/a' if lg['mismatch'] is None else str(lg['mismatch'])]
+                ok = [lg for lg, t in zip(logs, held) if t is not None]
+                mism = [lg['mismatch'] for lg in ok if lg['mismatch'] is not None]
+                prof = [lg['profiled'] for lg in ok if lg['profiled']]
+                row += [per_k(ok, 'before'), per_k(ok, 'after'),
+                        prof[len(prof) // 2] if prof else 'n/a',
+                        'n/a' if not mism else
+                        f'{sum(mism)} in {len(ok)} layout{"s" if len(ok) > 1 else ""}']
             else:
                 row += [''] * 4
             out.append('| ' + ' | '.join(row) + ' |')
@@ -182,7 +203,7 @@ def main():
     ap.add_argument('--exact-sum', help='"PROG CC INSTRUCTIONS" lines: what '
                     'each exact run counted of the base binary on the training inputs')
     ap.add_argument('-o', required=True)
-    ap.add_argument('--bolt-period', help='the period of the BOLT table')
+    ap.add_argument('--bolt-periods', help="the BOLT table's periods")
     ap.add_argument('--bolt-build', help="the BOLT layouts' directories")
     ap.add_argument('--bolt-output', help='where the BOLT table goes')
     a = ap.parse_args()
@@ -389,10 +410,10 @@ def main():
         out.extend(f'- {p}' for p in problems)
     with open(a.o, 'w') as f:
         f.write('\n'.join(out) + '\n')
-    if a.bolt_period:
+    if a.bolt_periods:
         # every binary's output was checked above, the BOLT layouts' too
         lines = bolt_table([p for p, c in progs if c == 'gcc'], total,
-                           a.bolt_period, a.bolt_build)
+                           a.bolt_periods.split(), a.bolt_build)
         with open(a.bolt_output, 'w') as f:
             f.write('\n'.join(lines) + '\n')
     return 1 if problems else 0

@@ -60,9 +60,9 @@
 # BOLT (AFDO_BOLT=0 leaves it out; llvm-bolt 19 from bolt-19): GCC 12's
 # base and AutoFDO binaries are linked with their relocations
 # (--emit-relocs; the code is the same), as llvm-bolt rewrites RISC-V
-# programs. base-bolt is base rewritten with perf-ctr aggregate -f bolt
-# of its recording at AFDO_BOLT_PERIOD (default: the middle period);
-# round 1b records afdo-AFDO_BOLT_PERIOD the same way, and
+# programs. base-bolt-P is base rewritten with perf-ctr aggregate -f bolt
+# of its recording at period P; round 1b records each afdo-P at
+# AFDO_BOLT_PERIOD (default: the middle period) the same way, and
 # afdo-P-bolt is that binary rewritten with its own profile. Round 2
 # counts them beside the rest; out/autofdo/bolt.md has their table.
 #
@@ -807,11 +807,11 @@ for p in $PROGS; do
 done
 DEPS=()
 
-# bolt_build PROG VARIANT RECORDING: $W/build/PROG-gcc-VARIANT-bolt/PROG,
+# bolt_build PROG VARIANT RECORDING NAME: $W/build/PROG-gcc-NAME/PROG,
 # llvm-bolt's layout of PROG-gcc-VARIANT by perf-ctr's profile of
 # RECORDING (gzip'ed), through perf2bolt -pa; its logs beside it.
 bolt_build() {
-	local p=$1 v=$2 bin=$W/build/$1-gcc-$2/$1 d=$W/build/$1-gcc-$2-bolt key
+	local p=$1 v=$2 bin=$W/build/$1-gcc-$2/$1 d=$W/build/$1-gcc-$4 key
 	mkdir -p "$d"
 	gzip -dc "$3" >"$d/rec.data"
 	"$PC" aggregate -v -i "$d/rec.data" --binary "$bin" -f bolt -o "$d/prof.pre" \
@@ -828,26 +828,36 @@ bolt_build() {
 		-reorder-blocks=ext-tsp -reorder-functions=cdsort -split-functions \
 		>"$d/bolt.log" 2>&1; then
 		rm -f "$d/$p"
-		say "llvm-bolt failed on $p-gcc-$v (see $d/bolt.log): no BOLT row"
+		say "llvm-bolt failed on $p-gcc-$v (see $d/bolt.log): no $4 row"
 		return 1
 	fi
 	echo "$key" >"$d/.key"
-	say "built $p-gcc-$v-bolt ($(grep -c . "$d/prof.pre") profile lines)"
+	say "built $p-gcc-$4 ($(grep -c . "$d/prof.pre") profile lines)"
 }
+# One layout of base per recording of it (base-bolt-P), and one of each
+# AutoFDO binary (afdo-P-bolt) by a recording of that binary itself
+# (round 1b, at BOLT_PER): the spread over recordings, as for AutoFDO.
 if [ $BOLT_ON = 1 ]; then
 	plan1b=()
 	for p in $PROGS; do
-		bolt_build "$p" base "$W/round1-gcc/files/rec-$p-gcc-$BOLT_PER.data.gz" ||
-			continue
-		plan2+=("$p gcc base-bolt")
-		plan1b+=("$p gcc afdo-$BOLT_PER")
+		ok=0
+		for per in $PERIODS; do
+			bolt_build "$p" base "$W/round1-gcc/files/rec-$p-gcc-$per.data.gz" \
+				"base-bolt-$per" || continue
+			ok=1
+			plan2+=("$p gcc base-bolt-$per")
+		done
+		# llvm-bolt that cannot lay out -O2 (lua) is not tried on the rest
+		[ $ok = 0 ] && continue
+		for per in $PERIODS; do
+			plan1b+=("$p gcc afdo-$per")
+		done
 	done
 	[ ${#plan1b[@]} = 0 ] || ROUND_PERIODS=$BOLT_PER round 1b-gcc "${plan1b[@]}"
 	for line in "${plan1b[@]}"; do
-		p=${line%% *}
-		bolt_build "$p" "afdo-$BOLT_PER" \
-			"$W/round1b-gcc/files/rec-$p-gcc-afdo-$BOLT_PER-$BOLT_PER.data.gz" &&
-			plan2+=("$p gcc afdo-$BOLT_PER-bolt")
+		read -r p _ v <<<"$line"
+		bolt_build "$p" "$v" "$W/round1b-gcc/files/rec-$p-gcc-$v-$BOLT_PER.data.gz" \
+			"$v-bolt" && plan2+=("$p gcc $v-bolt")
 	done
 fi
 round 2 "${plan2[@]}"
@@ -908,7 +918,7 @@ if [ -s "$W/prof/cs-flat.txt" ]; then
 	CS_NOTE=(--note "CSSPGO: perf-ctr aggregate -f llvm-cs against llvm-profgen 19 \`$CS_PRE\` on the same recordings: $(same_note cs-pre); with --no-preinline against \`$CS_FLAT\`: $(same_note cs-flat). The llvm-profgen rows are its defaults (pre-inliner, nested profile).")
 fi
 BOLT_TABLE=()
-[ $BOLT_ON = 0 ] || BOLT_TABLE=(--bolt-period "$BOLT_PER" --bolt-build "$W/build"
+[ $BOLT_ON = 0 ] || BOLT_TABLE=(--bolt-periods "$PERIODS" --bolt-build "$W/build"
 	--bolt-output "$OUT/bolt.md")
 table_rc=0
 python3 "$TOP/scripts/autofdo-table.py" --console "$W/round2/console.log" \

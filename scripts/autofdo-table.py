@@ -26,21 +26,33 @@ import statistics
 import sys
 
 
-def parse_console(path):
+def parse_console(paths, problems):
+    """The runs of one or more round 2 consoles; a binary counted in two
+    of them (-O2 beside the fleet binaries) must count the same, to the
+    0.5% by which duk's count varies from run to run (the first count
+    stays)."""
     runs = collections.defaultdict(dict)   # (prog, cc, variant) -> step -> (n, sha)
     order = []
-    with open(path, errors='replace') as f:
-        for line in f:
-            if not line.startswith('afdo-stat: '):
-                continue
-            parts = line.split()
-            if len(parts) != 7:
-                continue
-            _, prog, cc, variant, step, count, sha = parts
-            key = (prog, cc, variant)
-            if key not in runs:
-                order.append(key)
-            runs[key][step] = (int(count) if count.isdigit() else None, sha)
+    for path in paths:
+        with open(path, errors='replace') as f:
+            for line in f:
+                if not line.startswith('afdo-stat: '):
+                    continue
+                parts = line.split()
+                if len(parts) != 7:
+                    continue
+                _, prog, cc, variant, step, count, sha = parts
+                key = (prog, cc, variant)
+                if key not in runs:
+                    order.append(key)
+                run = (int(count) if count.isdigit() else None, sha)
+                old = runs[key].get(step)
+                if old is None:
+                    runs[key][step] = run
+                elif (old[1] != run[1] or None in (old[0], run[0]) or
+                      abs(run[0] - old[0]) > 0.005 * old[0]):
+                    problems.append(f'{prog}-{cc}-{variant} {step}: {old[0]} in one round, '
+                                    f'{run[0]} in another')
     return runs, order
 
 
@@ -190,7 +202,8 @@ def pct(a, b):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--console', required=True)
+    ap.add_argument('--console', required=True, action='append',
+                    help='a round 2 console (again for another round)')
     ap.add_argument('--prof', required=True)
     ap.add_argument('--periods', required=True)
     ap.add_argument('--expect', action='append', default=[],
@@ -208,13 +221,13 @@ def main():
     ap.add_argument('--bolt-output', help='where the BOLT table goes')
     a = ap.parse_args()
 
-    runs, order = parse_console(a.console)
+    problems = []
+    runs, order = parse_console(a.console, problems)
     periods = a.periods.split()
     expect = {}
     for e in a.expect:
         prog, step, sha = e.split()
         expect[(prog, step)] = sha
-    problems = []
 
     def total(key, train=False):
         """The sum over the held-out steps (train: the train-* ones)."""
@@ -290,6 +303,37 @@ def main():
                     problems.append(f'{prog}-{cc} at {per}: no samples')
                 per_rec.append((prog, label if cc == 'gcc' else f'{label}, {cc}', per,
                                 agg, vals[per], ratio.get(per)))
+
+    fleet = [(prog, cc) for prog, cc in progs if (prog, cc, 'fleet') in runs]
+    if fleet:
+        out.append('')
+        out.append('Fleet: the recordings in one profile, as several machines\' would be merged')
+        out.append('(LLVM: `llvm-profdata merge --sample` of their profiles; GCC: one perf-ctr')
+        out.append('aggregate of them all, Debian having no merger for its format), beside the')
+        out.append('median of the single recordings\' binaries:')
+        out.append('')
+        out.append('| program | compiler | -O2 | FDO | fleet | of FDO | single recordings, median | of FDO |')
+        out.append('|---|---|---:|---:|---:|---:|---:|---:|')
+        for prog, cc in fleet:
+            base = total((prog, cc, 'base'))
+            fdo = total((prog, cc, 'fdo'))
+            fl = total((prog, cc, 'fleet'))
+            single = [total((prog, cc, f'afdo-{per}')) for per in periods]
+            single = [v for v in single if v is not None]
+            med = int(statistics.median(single)) if single else None
+
+            def cell(v):
+                if v is None or not base:
+                    return 'n/a'
+                return f'{v:,} ({pct(v - base, base)})'
+
+            def share(v):
+                if v is None or not base or fdo is None or base == fdo:
+                    return 'n/a'
+                return f'{100 * (base - v) / (base - fdo):.0f}%'
+            out.append(f'| {prog} | {cc} | {base:,} | {cell(fdo)} | {cell(fl)} | {share(fl)} '
+                       f'| {cell(med)} | {share(med)} |' if base else
+                       f'| {prog} | {cc} | n/a | | | | | |')
 
     out.append('')
     out.append('Per recording (perf-ctr aggregate -v: samples of the program, their records,')

@@ -687,6 +687,34 @@ exact_overlap() {
 	done
 	rm -f "$f.ranges"
 }
+# fleet_profile PROG CC BINARY: the five recordings in one profile, as
+# the recordings of five machines would be merged: LLVM's (clang 14's
+# lines, clang 19's probes) by llvm-profdata merge --sample of each
+# one's profile, GCC 12's by one perf-ctr aggregate of them all (Debian
+# has no merger for GCC's format: autofdo's profile_merger reads only
+# GCC 11's). $W/prof/PROG-CC-fleet.prof or .afdo, for the fleet
+# binaries that round 2-fleet counts.
+fleet_profile() {
+	local p=$1 cc=$2 bin=$3 per ins=() profs=()
+	for per in $PERIODS; do
+		ins+=(-i "$W/prof/$p-$cc-$per.data")
+		profs+=("$W/prof/$p-$cc-$per.prof")
+	done
+	case $cc in
+	gcc)
+		"$PC" aggregate "${ins[@]}" --binary "$bin" -f gcov -o "$W/prof/$p-gcc-fleet.afdo" ||
+			die "perf-ctr aggregate of $p-gcc's recordings together failed" ;;
+	clang)
+		llvm-profdata-14 merge --sample --text "${profs[@]}" \
+			-o "$W/prof/$p-clang-fleet.prof" ||
+			die "llvm-profdata-14 merge --sample of $p-clang's profiles failed" ;;
+	clang19)
+		root_exec /usr/lib/llvm-19/bin/llvm-profdata merge --sample --text "${profs[@]}" \
+			-o "$W/prof/$p-clang19-fleet.prof" ||
+			die "llvm-profdata 19 merge --sample of $p-clang19's probe profiles failed" ;;
+	esac
+}
+
 rm -rf "$W/prof"
 mkdir -p "$W/prof"
 : >"$W/prof/overlap.txt"
@@ -746,6 +774,7 @@ for p in $PROGS; do
 				rm -f "$f.script" ;;
 			esac
 		done
+		fleet_profile "$p" "$cc" "$base"
 		[ -f "$W/round1-$cc/files/instr-$p-$cc.cpio" ] || continue
 		mkdir -p "$W/prof/instr-$p-$cc"
 		(cd "$W/prof/instr-$p-$cc" && cpio -id --quiet <"$W/round1-$cc/files/instr-$p-$cc.cpio")
@@ -758,7 +787,7 @@ for p in $PROGS; do
 	done
 done
 
-plan2=()
+plan2=() plan2f=()
 for p in $PROGS; do
 	for cc in $GCCS; do
 		mapfile -t DEPS < <(ls "$W/prof/instr-$p-$cc"/*.gcda)
@@ -777,6 +806,11 @@ for p in $PROGS; do
 				-fauto-profile="$W/prof/$p-$cc-$per.window.afdo"
 			plan2+=("$p $cc afdowin-$per")
 		done
+		[ -f "$W/prof/$p-$cc-fleet.afdo" ] || continue
+		DEPS=("$W/prof/$p-$cc-fleet.afdo")
+		# shellcheck disable=SC2086
+		build "$cc" "$p" fleet $O2 -fauto-profile="$W/prof/$p-$cc-fleet.afdo"
+		plan2f+=("$p $cc fleet")
 	done
 	# clang's variants, each built with the profile of that name
 	# (afdo: .prof, afdowin: .window.prof, ...) where there is one.
@@ -803,6 +837,12 @@ for p in $PROGS; do
 				plan2+=("$p $cc $v-$per")
 			done
 		done
+		prof=$W/prof/$p-$cc-fleet.prof
+		[ -s "$prof" ] || continue
+		DEPS=("$prof")
+		# shellcheck disable=SC2086
+		build "$cc" "$p" fleet $flags -fprofile-sample-use="$prof"
+		plan2f+=("$p $cc fleet")
 	done
 done
 DEPS=()
@@ -861,6 +901,15 @@ if [ $BOLT_ON = 1 ]; then
 	done
 fi
 round 2 "${plan2[@]}"
+# the fleet binaries in a round of their own (with -O2 again, whose
+# count must be round 2's): adding them leaves round 2 as it was
+for line in "${plan2f[@]}"; do
+	read -r p cc _ <<<"$line"
+	plan2f+=("$p $cc base")
+done
+[ ${#plan2f[@]} = 0 ] || round 2-fleet "${plan2f[@]}"
+FLEET_CONSOLE=()
+[ ${#plan2f[@]} = 0 ] || FLEET_CONSOLE=(--console "$W/round2-fleet/console.log")
 
 # Where a profile's gain is made or lost, per function: AFDO_FUNCTIONS=
 # "PROG:CC:VARIANT[:SET] ..." counts PROG-CC-base and PROG-CC-VARIANT
@@ -921,7 +970,7 @@ BOLT_TABLE=()
 [ $BOLT_ON = 0 ] || BOLT_TABLE=(--bolt-periods "$PERIODS" --bolt-build "$W/build"
 	--bolt-output "$OUT/bolt.md")
 table_rc=0
-python3 "$TOP/scripts/autofdo-table.py" --console "$W/round2/console.log" \
+python3 "$TOP/scripts/autofdo-table.py" --console "$W/round2/console.log" "${FLEET_CONSOLE[@]}" \
 	--prof "$W/prof" --periods "$PERIODS" --overlap "$W/prof/overlap.txt" \
 	--exact "$W/prof/exact.txt" --exact-sum "$W/prof/exact-sum.txt" \
 	--expect "bzip2 decompress $(sha256sum <"$W/in/bzip2.measure" | cut -d' ' -f1)" \

@@ -139,7 +139,8 @@ def bolt_table(progs, total, periods, build):
            'one of each AutoFDO binary (made from the recording at that period) by a',
            f'recording of its own. Median over the {len(periods)} (min to max). Taken branches per',
            "1,000 instructions are BOLT's dynostats: what the profile says the binary",
-           'executes, before and after its layout (median).', '',
+           'executes, before and after its layout (median); the functions profiled are',
+           "the middle layout's.", '',
            '| program | binary | held-out | vs -O2 | training | vs -O2 '
            '| taken / 1k instr. before | after | functions profiled | mismatching traces |',
            '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|']
@@ -189,7 +190,7 @@ def bolt_table(progs, total, periods, build):
                 row += [per_k(ok, 'before'), per_k(ok, 'after'),
                         prof[len(prof) // 2] if prof else 'n/a',
                         'n/a' if not mism else
-                        f'{sum(mism)} in {len(ok)} layout{"s" if len(ok) > 1 else ""}']
+                        f'{sum(mism)} in {len(mism)} layout{"s" if len(mism) > 1 else ""}']
             else:
                 row += [''] * 4
             out.append('| ' + ' | '.join(row) + ' |')

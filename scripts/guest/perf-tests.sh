@@ -367,8 +367,11 @@ if [ "$(param files)" = 1 ]; then
 	# A static program linked with its relocations, as llvm-bolt
 	# rewrites RISC-V programs: the host checks perf-ctr's BOLT profile
 	# of it against perf2bolt's own reading (tools/perf-ctr/tests/bolt.sh).
-	perf record -q -e instructions:u -c 200003 -b -o /tmp/bolt.data \
-		-- /ctr/boltprog 60 >/dev/null 2>&1
+	# Long enough (about 0.6 s) that a host stall of QEMU's main loop,
+	# which raises the overflow interrupts, cannot take all its samples
+	# (docs/testing.md); the period keeps them about 300.
+	perf record -q -e instructions:u -c 2000003 -b -o /tmp/bolt.data \
+		-- /ctr/boltprog 600 >/dev/null 2>&1
 	for f in u cs sys sysu mix bolt; do
 		# A recording the hart refused (call stacks without RASEMU).
 		[ -s /tmp/$f.data ] || continue

@@ -41,7 +41,7 @@ user_transfers() {
 }
 
 # perf record -b, as a user would type it, takes samples with branch stacks.
-perf record -q -b -o /tmp/b.data -- /ctr/workload 20000 >/tmp/b.log 2>&1
+sampled /tmp/b.data perf record -q -b -o /tmp/b.data -- /ctr/workload 20000 >/tmp/b.log 2>&1
 rc=$?
 n=$(perf script -i /tmp/b.data -F brstack 2>/dev/null | grep -c /)
 note "perf record -b: exit $rc, $n samples with branch stacks"
@@ -49,7 +49,7 @@ check "perf record -b samples branch stacks" [ "$rc" = 0 -a "$n" -gt 0 ]
 
 # -j any,u,save_type: every transfer of the workload, exact, and no kernel
 # address anywhere.
-perf record -q -e instructions:u -c 100003 -j any,u,save_type \
+sampled /tmp/u.data perf record -q -e instructions:u -c 100003 -j any,u,save_type \
 	-o /tmp/u.data -- /ctr/workload 30000 >/dev/null 2>&1
 records /tmp/u.data >/tmp/u.txt
 note "-j any,u,save_type: $(wc -l </tmp/u.txt) records"
@@ -206,7 +206,7 @@ if [ "$(cap cycles)" = 1 ] && [ "$(param exact)" = 1 ]; then
 fi
 
 # -j any_call,u,k as root: calls and the system call, nothing else.
-perf record -q -e instructions:u -c 100003 -j any_call,u,k,save_type \
+sampled /tmp/k.data perf record -q -e instructions:u -c 100003 -j any_call,u,k,save_type \
 	-o /tmp/k.data -- /ctr/workload 30000 >/dev/null 2>&1
 records /tmp/k.data >/tmp/k.txt
 note "-j any_call,u,k: $(wc -l </tmp/k.txt) records"
@@ -229,12 +229,12 @@ check "-j any_call,u,k: only calls, traps and swaps" \
 # PMU's not_taken format attribute adds the not-taken ones, records to the
 # next instruction of their own type (Debian's perf names it ARCH_4, perf
 # with this series RISCV_NOT_TAKEN): never COND, a taken branch.
-perf record -q -e instructions:u -c 100003 -j cond,u,save_type \
+sampled /tmp/c.data perf record -q -e instructions:u -c 100003 -j cond,u,save_type \
 	-o /tmp/c.data -- /ctr/workload 30000 >/dev/null 2>&1
 records /tmp/c.data >/tmp/c.txt
 rm -f /tmp/cn.data
-perf record -q -e cpu/instructions,not_taken=1/u -c 100003 -j cond,u,save_type \
-	-o /tmp/cn.data -- /ctr/workload 30000 >/tmp/cn.log 2>&1
+sampled /tmp/cn.data perf record -q -e cpu/instructions,not_taken=1/u -c 100003 \
+	-j cond,u,save_type -o /tmp/cn.data -- /ctr/workload 30000 >/tmp/cn.log 2>&1
 cn_rc=$?
 records /tmp/cn.data >/tmp/cn.txt
 note "-j cond,u: $(wc -l </tmp/c.txt) records; with not_taken=1: $(wc -l </tmp/cn.txt)"
@@ -287,7 +287,7 @@ fi
 
 # perf record --call-graph lbr: call stacks from call-stack mode. perf
 # report -g shows the workload under main's callers.
-perf record -q -e instructions:u -c 100003 --call-graph lbr \
+sampled /tmp/cs.data perf record -q -e instructions:u -c 100003 --call-graph lbr \
 	-o /tmp/cs.data -- /ctr/workload 30000 >/tmp/cs.log 2>&1
 cs_rc=$?
 if [ "$(cap call_stack)" = 1 ]; then
@@ -310,7 +310,8 @@ fi
 # perf-ctr record (libperf) on the same workload: the Debian perf reads
 # its file and finds the workload's transfers with their types.
 if [ -x /ctr/perf-ctr ]; then
-	/ctr/perf-ctr record -j any,u,save_type -c 100003 -o /tmp/pc.data -- \
+	sampled /tmp/pc.data /ctr/perf-ctr record -j any,u,save_type -c 100003 \
+		-o /tmp/pc.data -- \
 		/ctr/workload 30000 >/tmp/pc.log 2>&1
 	rc=$?
 	records /tmp/pc.data >/tmp/pc.txt
@@ -331,7 +332,7 @@ fi
 # (scripts/guest-files.py turns them back into files).
 if [ "$(param files)" = 1 ]; then
 	# A tenth of the samples of u.data: the console is slow.
-	perf record -q -e instructions:u -c 1000003 -j any,u,save_type \
+	sampled /tmp/e.data perf record -q -e instructions:u -c 1000003 -j any,u,save_type \
 		-o /tmp/e.data -- /ctr/workload 30000 >/dev/null 2>&1
 	mv /tmp/e.data /tmp/u.data
 	# perf record -a -b as fleets run it, over two processes with

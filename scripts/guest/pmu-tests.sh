@@ -26,8 +26,8 @@ iu=$(stat_of /tmp/two.csv iu) ik=$(stat_of /tmp/two.csv ik)
 note "instructions:u $iu, instructions:k $ik"
 check "perf stat: instructions:u and instructions:k both count" [ "$iu" -gt 0 -a "$ik" -gt 0 ]
 
-perf record -q -c 100003 -e cpu/instructions,name=ia/u -e cpu/instructions,name=ib/u \
-	-o /tmp/two.data -- /ctr/spin 2000000 >/dev/null 2>&1
+sampled /tmp/two.data perf record -q -c 100003 -e cpu/instructions,name=ia/u \
+	-e cpu/instructions,name=ib/u -o /tmp/two.data -- /ctr/spin 2000000 >/dev/null 2>&1
 perf script -i /tmp/two.data -F event 2>/dev/null | tr -d ' :' | sort | uniq -c >/tmp/two.txt
 sa=$(awk '$2 == "ia" { print $1 }' /tmp/two.txt) sb=$(awk '$2 == "ib" { print $1 }' /tmp/two.txt)
 note "perf record, two counters of instructions:u: ${sa:-0} and ${sb:-0} samples"

@@ -19,6 +19,26 @@ check_branch_stack_refused() {
 		eval '[ $rc -ne 0 ] && echo "$out" | grep -q "branch stack sampling"'
 }
 
+# sampled FILE CMD...: run CMD, a perf record into FILE, again while it
+# exits 0 with no sample in FILE, four times more at most; CMD's status.
+# Without -icount QEMU raises overflow interrupts from its main-loop
+# thread, which a loaded host stops for about 100 ms, longer than the
+# short runs compute (docs/testing.md); the -icount guest never retries.
+# Each retry is noted on the console, whatever CMD's output is sent to.
+sampled() {
+	_s_f=$1 _s_n=0
+	shift
+	while :; do
+		"$@"
+		_s_rc=$?
+		[ $_s_rc = 0 ] && [ "$(param exact)" != 1 ] && [ $_s_n -lt 4 ] &&
+			! perf report -D -i "$_s_f" 2>/dev/null | grep -q -m1 PERF_RECORD_SAMPLE ||
+			return $_s_rc
+		_s_n=$((_s_n + 1))
+		echo "# $_s_f: no sample, recorded again ($_s_n)" >/dev/console
+	done
+}
+
 # The value of ctr.NAME=VALUE on the kernel command line.
 param() {
 	for arg in $(cat /proc/cmdline); do

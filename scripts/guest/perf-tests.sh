@@ -311,8 +311,7 @@ fi
 # its file and finds the workload's transfers with their types.
 if [ -x /ctr/perf-ctr ]; then
 	sampled /tmp/pc.data /ctr/perf-ctr record -j any,u,save_type -c 100003 \
-		-o /tmp/pc.data -- \
-		/ctr/workload 30000 >/tmp/pc.log 2>&1
+		-o /tmp/pc.data -- /ctr/workload 30000 >/tmp/pc.log 2>&1
 	rc=$?
 	records /tmp/pc.data >/tmp/pc.txt
 	note "perf-ctr record: exit $rc, $(wc -l </tmp/pc.txt) records"

@@ -746,8 +746,8 @@ static void guest_bench_code(int fill)
 static double bench_runs(bool ssctr, bool fill, int n)
 {
 	struct kvm_vcpu *vcpu;
-	struct timespec a, b;
 	struct kvm_vm *vm;
+	double t;
 	int i;
 
 	vm = vm_create_with_one_vcpu(&vcpu, guest_bench_code);
@@ -755,12 +755,12 @@ static double bench_runs(bool ssctr, bool fill, int n)
 		vcpu_set_reg(vcpu, RISCV_ISA_EXT_REG(KVM_RISCV_ISA_EXT_SSCTR), 1);
 	vcpu_args_set(vcpu, 1, fill);
 	vcpu_run(vcpu);
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	t = seconds();
 	for (i = 0; i < n; i++)
 		vcpu_run(vcpu);
-	clock_gettime(CLOCK_MONOTONIC, &b);
+	t = seconds() - t;
 	kvm_vm_free(vm);
-	return ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n;
+	return t * 1e9 / n;
 }
 
 int main(int argc, char *argv[])

@@ -17,6 +17,7 @@ none); with --summary, "summary TOTAL MAX MAX_HEAD NUM_COUNTS NUM_FUNCTIONS"
 and one "cutoff CUTOFF MIN_COUNT NUM_COUNTS" line per cutoff (version 3).
 The first line of --files and --summary is "version N".
 """
+import signal
 import struct
 import sys
 
@@ -110,4 +111,6 @@ def main():
 
 
 if __name__ == '__main__':
+    # A reader that stops early (head -1) ends us quietly, as it would cat.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     main()

@@ -60,8 +60,9 @@ def run(*args):
 
 def main():
     data, bins = sys.argv[1], sys.argv[2]
+    # CAPS: "" (every part) or what the hart has, "types=1,mispred=0,...".
     caps = dict(kv.split('=', 1) for kv in
-                (sys.argv[3].split(',') if len(sys.argv) > 3 else []))
+                (sys.argv[3] if len(sys.argv) > 3 else '').split(',') if kv)
     has = {k: caps.get(k, '1') == '1' for k in ('mispred', 'cycles', 'call_stack')}
     syms = {}
     with open(os.path.join(bins, 'workload.syms')) as f:

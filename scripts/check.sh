@@ -24,6 +24,27 @@ record() {	# VERDICT NAME
 	echo "$1 $2"
 }
 
+# tool_results PREFIX NAME CMD...: record the PASS, FAIL and SKIP lines
+# of CMD, a host check of guest recordings, under PREFIX, and show its
+# other lines. A CMD that gives no result, or exits non-zero with no FAIL
+# (a crash), fails on its own: its checks must not vanish unseen.
+tool_results() {
+	local pre=$1 name=$2 out rc=0 n=0 failed=0 v rest
+	shift 2
+	out=$("$@") || rc=$?
+	while read -r v rest; do
+		case $v in
+		PASS | SKIP) record "$v" "$pre$rest"; n=$((n + 1)) ;;
+		FAIL) record FAIL "$pre$rest"; n=$((n + 1)); failed=1 ;;
+		'') ;;
+		*) echo "$v $rest" ;;
+		esac
+	done <<<"$out"
+	if [ $n = 0 ] || { [ $rc != 0 ] && [ $failed = 0 ]; }; then
+		record FAIL "$pre$name: exited $rc after $n results (see out/check/)"
+	fi
+}
+
 # A stage's command must succeed; its output goes to out/check/NAME.log.
 run_step() {	# NAME COMMAND...
 	local name=$1; shift
@@ -193,52 +214,32 @@ if [ $kernel_ok = 1 ]; then
 			record FAIL "${pre}perf-ctr e2e: guest recordings (see out/check/e2e.log)"
 			return
 		fi
-		while read -r v rest; do
-			case $v in
-			PASS | FAIL | SKIP) record "$v" "${pre}perf-ctr $rest" ;;
-			esac
-		done < <(python3 "$TOP/tools/perf-ctr/tests/e2e.py" "$OUT/$g-files" \
-			"$CTR_CACHE/guest-bin" "$caps" 2>>"$OUT/e2e.log")
+		tool_results "${pre}perf-ctr " e2e.py python3 \
+			"$TOP/tools/perf-ctr/tests/e2e.py" "$OUT/$g-files" \
+			"$CTR_CACHE/guest-bin" "$caps" 2>>"$OUT/e2e.log"
 		# perf record -a -b and -a -j any,u over two processes on one
 		# CPU: each record in the sampled process's own mappings.
 		for f in "sys:-b" "sysu:-j any,u"; do
-			while read -r v rest; do
-				case $v in
-				PASS | FAIL | SKIP) record "$v" "$pre$rest" ;;
-				*) echo "$v $rest" ;;
-				esac
-			done < <(python3 "$TOP/scripts/sysattr.py" \
+			tool_results "$pre" sysattr.py python3 "$TOP/scripts/sysattr.py" \
 				"$OUT/$g-files/${f%%:*}.data" \
-				"perf record -a ${f#*:}" spin sled)
+				"perf record -a ${f#*:}" spin sled
 		done
 		# Programs started through a shell and wrappers, two at one
 		# address, a PIE: perf-ctr aggregate per program against the
 		# recording's own COMM, FORK and MMAP2 events.
-		while read -r v rest; do
-			case $v in
-			PASS | FAIL | SKIP) record "$v" "${pre}perf-ctr $rest" ;;
-			*) echo "$v $rest" ;;
-			esac
-		done < <(python3 "$TOP/tools/perf-ctr/tests/attrib.py" \
+		tool_results "${pre}perf-ctr " attrib.py python3 \
+			"$TOP/tools/perf-ctr/tests/attrib.py" \
 			"$OUT/$g-files/mix.data" "$CTR_CACHE/guest-bin" \
 			"perf record -a -b, programs started by a shell" \
-			workload sled spin)
+			workload sled spin
 		# perf-ctr's BOLT profile against llvm-bolt's own tools.
-		while read -r v rest; do
-			case $v in
-			PASS | FAIL | SKIP) record "$v" "${pre}perf-ctr $rest" ;;
-			*) echo "$v $rest" ;;
-			esac
-		done < <("$TOP/tools/perf-ctr/tests/bolt.sh" "$OUT/$g-files" \
-			"$CTR_CACHE/guest-bin" "$caps")
+		tool_results "${pre}perf-ctr " bolt.sh \
+			"$TOP/tools/perf-ctr/tests/bolt.sh" "$OUT/$g-files" \
+			"$CTR_CACHE/guest-bin" "$caps"
 		# Its ranges and branches against llvm-profgen's from perf 7.3.
-		while read -r v rest; do
-			case $v in
-			PASS | FAIL | SKIP) record "$v" "${pre}perf-ctr $rest" ;;
-			*) echo "$v $rest" ;;
-			esac
-		done < <("$TOP/tools/perf-ctr/tests/profgen.sh" \
-			"$OUT/$g-files/bolt.data" "$CTR_CACHE/guest-bin/boltprog")
+		tool_results "${pre}perf-ctr " profgen.sh \
+			"$TOP/tools/perf-ctr/tests/profgen.sh" \
+			"$OUT/$g-files/bolt.data" "$CTR_CACHE/guest-bin/boltprog"
 	}
 	: >"$OUT/e2e.log"
 	guest_recordings maxperf "" ""

@@ -538,6 +538,21 @@ static void drop_ambiguous(struct afdo_inst *in)
 	in->nkids = k;
 }
 
+/* Did a call site of @in, or of what is inlined into it, count a call? */
+static bool has_call_count(const struct afdo_inst *in)
+{
+	size_t i, j;
+
+	for (i = 0; i < in->nbody; i++)
+		for (j = 0; j < in->body[i].ntgts; j++)
+			if (in->body[i].tgts[j].n)
+				return true;
+	for (i = 0; i < in->nkids; i++)
+		if (has_call_count(in->kids[i].in))
+			return true;
+	return false;
+}
+
 int afdo_tree_finish(struct afdo_tree *t)
 {
 	size_t i;
@@ -555,8 +570,13 @@ int afdo_tree_finish(struct afdo_tree *t)
 			if (llvm_ambiguous(top->name))
 				continue;
 		}
-		/* llvm-profgen writes every function a probe gave a count, 0 too */
-		if (top->total || top->head || t->kind == AFDO_TREE_PROBE)
+		/*
+		 * llvm-profgen writes every function a probe gave a count, 0
+		 * too, and one whose only count is a call site's: a call that
+		 * was a sample's oldest record, with no range before it.
+		 */
+		if (top->total || top->head || t->kind == AFDO_TREE_PROBE ||
+		    has_call_count(top))
 			t->top[t->ntop++] = top;
 	}
 	qsort(t->top, t->ntop, sizeof(*t->top), cmp_top);

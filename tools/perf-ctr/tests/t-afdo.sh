@@ -266,6 +266,30 @@ else
 	fi
 fi
 
+# A function whose only count is a call that was a sample's oldest record
+# (no range before it, as in a kernel recording's proc_sys_read): one
+# sample of prog, main's call of work, then work's first branch, taken.
+# llvm-profgen writes main with total and head 0 and the call's target.
+call=$("${CROSS}objdump" -d prog | awk '/<main>:/, /^$/' |
+	awk '/jal.*<work>/ { sub(/:/, "", $1); print $1; exit }')
+entry=$("${CROSS}nm" prog | awk '$3 == "work" { sub(/^0*/, "", $1); print $1 }')
+first=$("${CROSS}objdump" -d prog | awk '/<work>:/, /^$/' |
+	awk '$3 ~ /^b/ { t = $4; sub(/.*,/, "", t); sub(/:/, "", $1); print $1, t; exit }')
+if ! have_profgen; then
+	skip afdo-llvm-text-call-only "no llvm-profgen 19: scripts/setup-afdo.sh installs llvm-19 into $ROOT"
+elif [ -n "$call" ] && [ -n "$entry" ] && [ -n "$first" ] &&
+     set -- $first &&
+     echo "$2 0x$1/0x$2/P/-/-/0 0x$call/0x$entry/P/-/-/0" >co.brstack &&
+     agg --input-format brstack -i co.brstack --binary prog -f llvm-unsym -o co.unsym &&
+     agg --input-format brstack -i co.brstack --binary prog -f llvm-text -o co.prof &&
+     root_exec /usr/lib/llvm-19/bin/llvm-profgen --unsymbolized-profile=co.unsym \
+	--binary=prog --format=text --output=co.pg 2>co.err &&
+     grep -q '^main:0:0$' co.pg && diff -u co.pg co.prof >&2; then
+	pass afdo-llvm-text-call-only
+else
+	fail afdo-llvm-text-call-only
+fi
+
 # A function in pieces: records of step()'s loop alone give step.cold's
 # lines at 0 as well, as llvm-profgen's profile of the same records has.
 "$CROSS_CC" -O2 -freorder-blocks-and-partition -gdwarf-5 -no-pie -o split \

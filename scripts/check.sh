@@ -25,8 +25,8 @@ record() {	# VERDICT NAME
 }
 
 # tool_results PREFIX NAME CMD...: record the PASS, FAIL and SKIP lines
-# of CMD, a host check of guest recordings, under PREFIX, and show its
-# other lines. A CMD that gives no result, or exits non-zero with no FAIL
+# of CMD, a script of host checks, under PREFIX, and show its other
+# lines. A CMD that gives no result, or exits non-zero with no FAIL
 # (a crash), fails on its own: its checks must not vanish unseen.
 tool_results() {
 	local pre=$1 name=$2 out rc=0 n=0 failed=0 v rest
@@ -251,13 +251,8 @@ if [ $kernel_ok = 1 ]; then
 	# the LLVM profile of its vmlinux, llvm-profdata reads it and clang
 	# builds a kernel file with it.
 	stage_start "kernel AutoFDO round trip (the clang kernel)"
-	n=0
-	while read -r v rest; do
-		case $v in
-		PASS | FAIL | SKIP) record "$v" "$rest"; n=$((n + 1)) ;;
-		esac
-	done < <("$TOP/scripts/kernel-autofdo.sh" roundtrip 2>"$OUT/kautofdo.log")
-	[ $n -gt 0 ] || record FAIL "kernel AutoFDO round trip (see out/check/kautofdo.log)"
+	tool_results "" "kernel AutoFDO round trip" \
+		"$TOP/scripts/kernel-autofdo.sh" roundtrip 2>"$OUT/kautofdo.log"
 	stage_end
 else
 	stage_start "static checks of the series"

@@ -273,13 +273,12 @@ fi
 call=$("${CROSS}objdump" -d prog | awk '/<main>:/, /^$/' |
 	awk '/jal.*<work>/ { sub(/:/, "", $1); print $1; exit }')
 entry=$("${CROSS}nm" prog | awk '$3 == "work" { sub(/^0*/, "", $1); print $1 }')
-first=$("${CROSS}objdump" -d prog | awk '/<work>:/, /^$/' |
+read -r bfrom bto < <("${CROSS}objdump" -d prog | awk '/<work>:/, /^$/' |
 	awk '$3 ~ /^b/ { t = $4; sub(/.*,/, "", t); sub(/:/, "", $1); print $1, t; exit }')
 if ! have_profgen; then
 	skip afdo-llvm-text-call-only "no llvm-profgen 19: scripts/setup-afdo.sh installs llvm-19 into $ROOT"
-elif [ -n "$call" ] && [ -n "$entry" ] && [ -n "$first" ] &&
-     set -- $first &&
-     echo "$2 0x$1/0x$2/P/-/-/0 0x$call/0x$entry/P/-/-/0" >co.brstack &&
+elif [ -n "$call" ] && [ -n "$entry" ] && [ -n "${bto:-}" ] &&
+     echo "$bto 0x$bfrom/0x$bto/P/-/-/0 0x$call/0x$entry/P/-/-/0" >co.brstack &&
      agg --input-format brstack -i co.brstack --binary prog -f llvm-unsym -o co.unsym &&
      agg --input-format brstack -i co.brstack --binary prog -f llvm-text -o co.prof &&
      root_exec /usr/lib/llvm-19/bin/llvm-profgen --unsymbolized-profile=co.unsym \

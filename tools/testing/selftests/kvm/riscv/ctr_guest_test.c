@@ -424,14 +424,6 @@ static struct kvm_vm *create_vm(int n, struct kvm_vcpu **vcpus)
 	return vm;
 }
 
-static double seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * One vCPU, and the host sampling its thread's branches meanwhile: new
  * VMs run the same rounds until the host has taken a sample, for at most
@@ -443,7 +435,7 @@ static double seconds(void)
 static void test_one(void)
 {
 	unsigned long leaks = 0;
-	double end = seconds() + 2;
+	struct timespec start;
 	struct kvm_vcpu *vcpu;
 	struct ctr_ring ring;
 	struct kvm_vm *vm;
@@ -459,6 +451,7 @@ static void test_one(void)
 	fd = ctr_ring_open_thread(&ring, 20000);
 	TEST_ASSERT(fd >= 0, "branch event: %s", strerror(errno));
 	/* Sampling only while a guest runs: no sample of making a VM counts. */
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	do {
 		vm = create_vm(1, &vcpu);
 		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
@@ -467,7 +460,8 @@ static void test_one(void)
 		ctr_ring_drain(&ring, count_guest, &leaks);
 		kvm_vm_free(vm);
 		vms++;
-	} while (!ring.samples && seconds() < end);
+	} while (!ring.samples &&
+		 timespec_to_ns(timespec_elapsed(start)) < 2 * NSEC_PER_SEC);
 	TEST_ASSERT(read(fd, &count, sizeof(count)) == sizeof(count),
 		    "reading the branch event: %s", strerror(errno));
 	pr_info("one vCPU: %d rounds of exact records in %d VMs, %lu host samples (%lu lost) in %llu instructions\n",
@@ -745,9 +739,10 @@ static void guest_bench_code(int fill)
 /* Nanoseconds per KVM_RUN round trip (a vCPU load and put each). */
 static double bench_runs(bool ssctr, bool fill, int n)
 {
+	struct timespec start;
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
-	double t;
+	s64 ns;
 	int i;
 
 	vm = vm_create_with_one_vcpu(&vcpu, guest_bench_code);
@@ -755,12 +750,12 @@ static double bench_runs(bool ssctr, bool fill, int n)
 		vcpu_set_reg(vcpu, RISCV_ISA_EXT_REG(KVM_RISCV_ISA_EXT_SSCTR), 1);
 	vcpu_args_set(vcpu, 1, fill);
 	vcpu_run(vcpu);
-	t = seconds();
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (i = 0; i < n; i++)
 		vcpu_run(vcpu);
-	t = seconds() - t;
+	ns = timespec_to_ns(timespec_elapsed(start));
 	kvm_vm_free(vm);
-	return t * 1e9 / n;
+	return (double)ns / n;
 }
 
 int main(int argc, char *argv[])
